@@ -1,0 +1,108 @@
+import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { Envelope, ok } from '../common/http/envelope';
+import { RequestUser } from '../common/http/request-user.decorator';
+import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
+import { RefreshClaims } from '../tokens/refresh-tokens.service';
+import { User } from '../users/user.entity';
+import { PublicUser, publicUser, tokenResponseUser } from '../users/user.view';
+import { AuthCookies } from './auth-cookies.service';
+import { AuthService, Session } from './auth.service';
+import { LoginDto } from './dto/login.dto';
+import { RegisterDto } from './dto/register.dto';
+import { AccessTokenGuard, RefreshTokenGuard } from './guards/token.guard';
+
+/**
+ * Non-browser clients send `X-Token-Delivery: body` to login or refresh and get the tokens in the
+ * body (the contract's second login shape) instead of cookies.
+ */
+export const TOKEN_DELIVERY_HEADER = 'x-token-delivery';
+
+type UserEnvelope = Envelope<{ user: PublicUser }>;
+
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly cookies: AuthCookies,
+  ) {}
+
+  @Post('register')
+  @StrictThrottle()
+  async register(@Body() body: RegisterDto): Promise<UserEnvelope> {
+    const { user, emailSent } = await this.auth.register(body);
+    const message = emailSent
+      ? 'Registration successful. Check your email to verify your account.'
+      : 'Registration successful, but the verification email could not be sent. Request a new one.';
+    return ok(message, { user: publicUser(user) });
+  }
+
+  @Post('login')
+  @HttpCode(200)
+  @StrictThrottle()
+  async login(
+    @Body() body: LoginDto,
+    @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.deliver(await this.auth.login(body), delivery, res, 'Login successful');
+  }
+
+  @Post('refresh')
+  @HttpCode(200)
+  @UseGuards(RefreshTokenGuard)
+  async refresh(
+    @RequestUser() claims: RefreshClaims,
+    @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    try {
+      return this.deliver(await this.auth.refresh(claims), delivery, res, 'Token refreshed');
+    } catch (error) {
+      // A dead refresh token is of no further use to the browser: stop it from retrying.
+      this.cookies.clear(res);
+      throw error;
+    }
+  }
+
+  @Post('logout')
+  @HttpCode(200)
+  @UseGuards(AccessTokenGuard)
+  async logout(
+    @RequestUser() user: User,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Envelope> {
+    await this.auth.logout(user);
+    this.cookies.clear(res);
+    return ok('Logged out from all devices');
+  }
+
+  @Get('verify-token')
+  @UseGuards(AccessTokenGuard)
+  verifyTokenGet(@RequestUser() user: User): UserEnvelope {
+    return ok('Token is valid', { user: publicUser(user) });
+  }
+
+  @Post('verify-token')
+  @HttpCode(200)
+  @UseGuards(AccessTokenGuard)
+  verifyTokenPost(@RequestUser() user: User): UserEnvelope {
+    return this.verifyTokenGet(user);
+  }
+
+  private deliver(session: Session, delivery: string | undefined, res: Response, message: string) {
+    const { user, tokens } = session;
+    if (delivery?.trim().toLowerCase() === 'body') {
+      res.setHeader('Cache-Control', 'no-store');
+      return {
+        access_token: tokens.accessToken,
+        refresh_token: tokens.refreshToken,
+        token_type: 'Bearer',
+        expires_in: tokens.accessExpiresIn,
+        user: tokenResponseUser(user),
+      };
+    }
+    this.cookies.set(res, tokens);
+    return ok(message, { user: publicUser(user) });
+  }
+}

@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { PassportModule } from '@nestjs/passport';
+import { ConfigSectionsModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { MailModule } from '../mail/mail.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { UsersModule } from '../users/users.module';
+import { ApplicationUrlPolicy } from './application-url.policy';
+import { AuthCookies } from './auth-cookies.service';
+import { AuthController } from './auth.controller';
+import { AuthService } from './auth.service';
+import { PasswordHasher } from './password-hasher.service';
+import { AccessTokenStrategy } from './strategies/access-token.strategy';
+import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
+
+@Module({
+  imports: [
+    PassportModule,
+    ConfigSectionsModule,
+    DatabaseModule,
+    UsersModule,
+    TokensModule,
+    MailModule,
+  ],
+  controllers: [AuthController],
+  providers: [
+    AuthService,
+    AuthCookies,
+    ApplicationUrlPolicy,
+    PasswordHasher,
+    AccessTokenStrategy,
+    RefreshTokenStrategy,
+  ],
+})
+export class AuthModule {}

@@ -1,0 +1,129 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppException } from '../common/errors/app.exception';
+import { MailConfig } from '../config/config.sections';
+import { Database } from '../database/database.service';
+import { MailService } from '../mail/mail.service';
+import { AccessTokensService } from '../tokens/access-tokens.service';
+import { RefreshClaims, RefreshTokensService } from '../tokens/refresh-tokens.service';
+import { RevocationService } from '../tokens/revocation.service';
+import { VerificationTokensService } from '../tokens/verification-tokens.service';
+import { User } from '../users/user.entity';
+import { DuplicateUserError, UsersService } from '../users/users.service';
+import { SessionTokens } from './auth-cookies.service';
+import { ApplicationUrlPolicy } from './application-url.policy';
+import { LoginDto } from './dto/login.dto';
+import { RegisterDto } from './dto/register.dto';
+import { PasswordHasher } from './password-hasher.service';
+
+export interface Session {
+  user: User;
+  tokens: SessionTokens;
+}
+
+export interface Registration {
+  user: User;
+  emailSent: boolean;
+}
+
+@Injectable()
+export class AuthService {
+  private readonly logger = new Logger(AuthService.name);
+
+  constructor(
+    private readonly database: Database,
+    private readonly users: UsersService,
+    private readonly hasher: PasswordHasher,
+    private readonly accessTokens: AccessTokensService,
+    private readonly refreshTokens: RefreshTokensService,
+    private readonly revocation: RevocationService,
+    private readonly verificationTokens: VerificationTokensService,
+    private readonly mail: MailService,
+    private readonly mailConfig: MailConfig,
+    private readonly applicationUrls: ApplicationUrlPolicy,
+  ) {}
+
+  /**
+   * The account and its verification token are written together or not at all. The email goes
+   * out after the commit: if it cannot be sent the account stays (a retry would otherwise be
+   * refused as a duplicate) and the user can ask for the email again.
+   */
+  async register(input: RegisterDto): Promise<Registration> {
+    const applicationUrl = this.applicationUrls.check(
+      input.emailConfig?.applicationUrl,
+      'emailConfig.applicationUrl',
+    );
+    const passwordHash = await this.hasher.hash(input.password);
+    const { user, token } = await this.database
+      .transaction(async (manager) => {
+        const created = await this.users.create(manager, { ...input, passwordHash });
+        const issued = await this.verificationTokens.issue(
+          manager,
+          created.id,
+          'email_verification',
+          this.mailConfig.verificationTtl,
+        );
+        return { user: created, token: issued };
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof DuplicateUserError)) throw error;
+        throw new AppException('REGISTRATION_FAILED', {
+          message:
+            error.conflict === 'email'
+              ? 'An account with this email already exists'
+              : 'This username is already taken',
+        });
+      });
+    try {
+      await this.mail.sendVerificationEmail({
+        to: user.email,
+        username: user.username,
+        token,
+        applicationUrl,
+      });
+      return { user, emailSent: true };
+    } catch (error) {
+      this.logger.warn(`Verification email for ${user.id} not sent: ${String(error)}`);
+      return { user, emailSent: false };
+    }
+  }
+
+  async login(input: LoginDto): Promise<Session> {
+    const user = await this.users.findByEmail(input.email);
+    const valid = await this.hasher.verify(input.password, user?.passwordHash);
+    if (!user || !valid) throw new AppException('LOGIN_FAILED');
+    const refresh = await this.refreshTokens.issue(user.id);
+    return this.session(user, refresh.token, refresh.expiresIn);
+  }
+
+  async refresh(claims: RefreshClaims): Promise<Session> {
+    const result = await this.refreshTokens.rotate(claims);
+    if (result.outcome !== 'rotated') {
+      throw new AppException('INVALID_TOKEN', {
+        message:
+          result.outcome === 'reused'
+            ? 'The refresh token was already used; the session has been ended'
+            : 'The refresh token is invalid or has expired',
+      });
+    }
+    const user = await this.users.findById(result.refresh.userId);
+    if (!user) throw new AppException('INVALID_TOKEN');
+    return this.session(user, result.refresh.token, result.refresh.expiresIn);
+  }
+
+  logout(user: User): Promise<void> {
+    return this.revocation.revokeEverything(user.id);
+  }
+
+  private session(user: User, refreshToken: string, refreshExpiresIn: number): Session {
+    const access = this.accessTokens.issue(user);
+    return {
+      user,
+      tokens: {
+        accessToken: access.token,
+        accessExpiresIn: access.expiresIn,
+        refreshToken,
+        refreshExpiresIn,
+      },
+    };
+  }
+}

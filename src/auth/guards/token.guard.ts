@@ -1,0 +1,49 @@
+import { ExecutionContext, Injectable, Type } from '@nestjs/common';
+import { AuthGuard, IAuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import { AppException } from '../../common/errors/app.exception';
+import { isForeignOrigin, isSafeMethod } from '../../common/http/origin.policy';
+import { AppConfig } from '../../config/config.sections';
+import { ACCESS_STRATEGY } from '../strategies/access-token.strategy';
+import { REFRESH_STRATEGY } from '../strategies/refresh-token.strategy';
+import { bearerToken } from '../strategies/token-extractors';
+
+/**
+ * A passport guard that answers every failure with `401 INVALID_TOKEN`, and refuses a
+ * cookie-authenticated state change from a foreign origin (CSRF) before looking at the token.
+ */
+function tokenGuard(strategy: string, kind: string): Type<IAuthGuard> {
+  @Injectable()
+  class TokenGuard extends AuthGuard(strategy) {
+    private readonly allowedOrigins: ReadonlySet<string>;
+
+    constructor(app: AppConfig) {
+      super();
+      this.allowedOrigins = new Set([...app.corsOrigins, new URL(app.publicUrl).origin]);
+    }
+
+    override canActivate(context: ExecutionContext) {
+      const req = context.switchToHttp().getRequest<Request>();
+      const byCookie = strategy === REFRESH_STRATEGY || bearerToken(req) === null;
+      if (byCookie && !isSafeMethod(req.method) && isForeignOrigin(req, this.allowedOrigins)) {
+        throw new AppException('FORBIDDEN_ORIGIN');
+      }
+      return super.canActivate(context);
+    }
+
+    override handleRequest<T>(error: unknown, principal: T | false, info: unknown): T {
+      if (error) throw error;
+      if (!principal) {
+        const expired = (info as { name?: string } | undefined)?.name === 'TokenExpiredError';
+        throw new AppException('INVALID_TOKEN', {
+          message: expired ? `The ${kind} token has expired` : `The ${kind} token is missing or invalid`,
+        });
+      }
+      return principal;
+    }
+  }
+  return TokenGuard;
+}
+
+export const AccessTokenGuard = tokenGuard(ACCESS_STRATEGY, 'access');
+export const RefreshTokenGuard = tokenGuard(REFRESH_STRATEGY, 'refresh');

@@ -1,0 +1,33 @@
+import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface AppExceptionOptions {
+  message?: string;
+  details?: FieldError[];
+  /** HTTP status when the catalogue's default does not fit (e.g. 400 for a malformed login). */
+  status?: number;
+  /** Seconds, sent as `Retry-After`. */
+  retryAfter?: number;
+}
+
+/** The only exception the app throws on purpose; the filter turns it into the envelope. */
+export class AppException extends Error {
+  readonly status: number;
+  readonly details?: FieldError[];
+  readonly retryAfter?: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    options: AppExceptionOptions = {},
+  ) {
+    super(options.message ?? ERROR_CATALOGUE[code].message);
+    this.name = 'AppException';
+    this.status = options.status ?? ERROR_CATALOGUE[code].status;
+    this.details = options.details;
+    this.retryAfter = options.retryAfter;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The one catalogue of error codes: each code's HTTP status and the message a client sees when the
+ * code is raised without a more specific one. Clients branch on `error`, never on `message`.
+ */
+export const ERROR_CATALOGUE = {
+  LOGIN_FAILED: { status: 401, message: 'Invalid email or password' },
+  REGISTRATION_FAILED: { status: 409, message: 'An account with this email or username exists' },
+  INVALID_TOKEN: { status: 401, message: 'The token is invalid or has expired' },
+  USER_NOT_FOUND: { status: 404, message: 'No account exists for this email' },
+  EMAIL_ALREADY_VERIFIED: { status: 409, message: 'The email is already verified' },
+  EMAIL_NOT_FOUND: { status: 404, message: 'The email address was not found' },
+  EMAIL_SERVICE_ERROR: { status: 503, message: 'The email could not be sent, try again later' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests, try again later' },
+  VALIDATION_ERROR: { status: 400, message: 'The request is invalid' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than 5 MB' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'The request body must be JSON (Content-Type: application/json)',
+  },
+  FORBIDDEN_ORIGIN: { status: 403, message: 'Requests from this origin are not allowed' },
+  NOT_FOUND: { status: 404, message: 'Route not found' },
+  INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: 'The service is temporarily unavailable, try again later',
+  },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,0 +1,8 @@
+import { ExecutionContext, createParamDecorator } from '@nestjs/common';
+import type { Request } from 'express';
+
+/** What the route's guard authenticated: the user for access tokens, the claims for refresh. */
+export const RequestUser = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): unknown =>
+    context.switchToHttp().getRequest<Request>().user,
+);

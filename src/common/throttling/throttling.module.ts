@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { ConfigSectionsModule } from '../../config/config.module';
+import { ThrottleConfig } from '../../config/config.sections';
+import { AppThrottlerGuard } from './app-throttler.guard';
+import { isStrictlyThrottled } from './strict-throttle.decorator';
+
+/**
+ * The throttler keys its counters by class, handler and name unless told otherwise; here the key is
+ * the limit's name and the client IP only, so the general limit is one budget per IP across the
+ * whole API and the strict limit one budget per IP across every auth route, alias and spelling.
+ * The client IP is `req.ip`, which honours only the proxies named in TRUST_PROXY.
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      imports: [ConfigSectionsModule],
+      inject: [ThrottleConfig],
+      useFactory: (throttle: ThrottleConfig) => ({
+        setHeaders: false,
+        generateKey: (_context, tracker, name) => `${name}:${tracker}`,
+        throttlers: [
+          { name: 'general', ttl: throttle.ttl * 1000, limit: throttle.limit },
+          {
+            name: 'auth',
+            ttl: throttle.ttl * 1000,
+            limit: throttle.authLimit,
+            skipIf: (context) => !isStrictlyThrottled(context),
+          },
+        ],
+      }),
+    }),
+  ],
+  providers: [{ provide: APP_GUARD, useClass: AppThrottlerGuard }],
+})
+export class ThrottlingModule {}

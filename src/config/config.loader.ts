@@ -1,0 +1,130 @@
+import { join, resolve } from 'node:path';
+import { Config, TrustProxySetting } from './config.sections';
+import { loadOrCreateDevSecrets } from './dev-secrets';
+import { ConfigError, EnvReader, RawEnv } from './env.reader';
+
+const DAY = 86_400;
+const MIN_SECRET_LENGTH = 32;
+
+/**
+ * Validates the whole environment once, at boot, and returns it as typed sections. The first
+ * invalid variable throws a ConfigError whose message names it in one line.
+ */
+export function loadConfig(env: RawEnv): Config {
+  const read = new EnvReader(env);
+  const nodeEnv = read.string('NODE_ENV') ?? 'development';
+  const production = nodeEnv === 'production';
+  const port = read.int('PORT', 3000, 1, 65_535);
+  const dataDir = resolve(read.string('DATA_DIR') ?? './data');
+  const corsOrigins = read.origins('CORS_ORIGINS', ['http://localhost:5173']);
+  const accessTtl = read.int('ACCESS_TOKEN_TTL', 900, 1, DAY);
+
+  return {
+    app: {
+      nodeEnv,
+      production,
+      port,
+      publicUrl: read.url('PUBLIC_URL', `http://localhost:${port}`),
+      appName: read.string('APP_NAME') ?? 'Auth Service',
+      corsOrigins,
+      appOrigins: read.origins('APP_ORIGINS', corsOrigins),
+      trustProxy: readTrustProxy(read),
+      dataDir,
+    },
+    database: {
+      url: readDatabaseUrl(read),
+      poolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 500),
+    },
+    jwt: {
+      ...readSecrets(read, production, dataDir),
+      accessTtl,
+      refreshTtl: read.int('REFRESH_TOKEN_TTL', 7 * DAY, accessTtl, 365 * DAY),
+      refreshReuseGrace: read.int('REFRESH_REUSE_GRACE', 10, 0, 300),
+    },
+    cookies: {
+      secure: read.bool('COOKIE_SECURE', true),
+      sameSite: read.oneOf('COOKIE_SAMESITE', 'lax', ['lax', 'strict', 'none'] as const),
+    },
+    throttle: {
+      ttl: read.int('THROTTLE_TTL', 900, 1, DAY),
+      limit: read.int('THROTTLE_LIMIT', 50, 1, 10_000_000),
+      authLimit: read.int('THROTTLE_AUTH_LIMIT', 5, 1, 10_000_000),
+    },
+    security: {
+      bcryptCost: read.int('BCRYPT_COST', 10, 4, 15),
+      // bcrypt reads 72 bytes at most, so a longer minimum could never be met.
+      passwordMinLength: read.int('PASSWORD_MIN_LENGTH', 6, 6, 72),
+    },
+    mail: {
+      smtpUrl: readSmtpUrl(read),
+      outboxDir: resolve(read.string('MAIL_OUTBOX_DIR') ?? join(dataDir, 'mail')),
+      from: read.string('MAIL_FROM') ?? 'no-reply@localhost',
+      verificationTtl: read.int('EMAIL_VERIFICATION_TTL', DAY, 60, 30 * DAY),
+      resetTtl: read.int('PASSWORD_RESET_TTL', 3600, 60, DAY),
+    },
+  };
+}
+
+function readDatabaseUrl(read: EnvReader): string {
+  const url = read.string('DATABASE_URL') ?? 'sqlite:./data/auth.sqlite';
+  if (!/^(sqlite:.+|mysql:\/\/.+|mariadb:\/\/.+)$/.test(url)) {
+    throw new ConfigError(
+      'DATABASE_URL',
+      'must be sqlite:<file>, sqlite::memory: or mysql://user:pass@host:3306/db',
+    );
+  }
+  return url;
+}
+
+function readSecrets(read: EnvReader, production: boolean, dataDir: string) {
+  let accessSecret = read.string('JWT_ACCESS_SECRET');
+  let refreshSecret = read.string('JWT_REFRESH_SECRET');
+  for (const [name, value] of [
+    ['JWT_ACCESS_SECRET', accessSecret],
+    ['JWT_REFRESH_SECRET', refreshSecret],
+  ] as const) {
+    if (value === undefined && production) {
+      throw new ConfigError(name, 'is required when NODE_ENV=production');
+    }
+    if (value !== undefined && value.length < MIN_SECRET_LENGTH) {
+      throw new ConfigError(name, `must be at least ${MIN_SECRET_LENGTH} characters long`);
+    }
+  }
+  if (accessSecret === undefined || refreshSecret === undefined) {
+    const generated = loadOrCreateDevSecrets(dataDir);
+    accessSecret ??= generated.accessSecret;
+    refreshSecret ??= generated.refreshSecret;
+  }
+  if (accessSecret === refreshSecret) {
+    throw new ConfigError('JWT_REFRESH_SECRET', 'must differ from JWT_ACCESS_SECRET');
+  }
+  return { accessSecret, refreshSecret };
+}
+
+/**
+ * `true` would make Express trust the left-most X-Forwarded-For entry, which the client writes,
+ * so every client could pick its own rate-limit bucket. Only hop counts and addresses are taken.
+ */
+function readTrustProxy(read: EnvReader): TrustProxySetting {
+  const raw = read.string('TRUST_PROXY');
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must be a hop count or a list of proxy addresses, not "true" (that trusts any client)',
+    );
+  }
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function readSmtpUrl(read: EnvReader): string | undefined {
+  const url = read.string('SMTP_URL');
+  if (url !== undefined && !/^smtps?:\/\/[^/]+/.test(url)) {
+    throw new ConfigError('SMTP_URL', 'must look like smtp://user:pass@host:port');
+  }
+  return url;
+}

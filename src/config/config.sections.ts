@@ -1,0 +1,77 @@
+/**
+ * Typed configuration sections. Each class is also the DI token for its section, so a service asks
+ * for `JwtConfig` and gets exactly the values it needs, validated once at boot by `loadConfig`.
+ */
+export type TrustProxySetting = false | number | string[];
+
+export class AppConfig {
+  readonly nodeEnv!: string;
+  readonly production!: boolean;
+  readonly port!: number;
+  readonly publicUrl!: string;
+  readonly appName!: string;
+  readonly corsOrigins!: readonly string[];
+  readonly appOrigins!: readonly string[];
+  readonly trustProxy!: TrustProxySetting;
+  readonly dataDir!: string;
+}
+
+export class DatabaseConfig {
+  readonly url!: string;
+  readonly poolSize!: number;
+}
+
+export class JwtConfig {
+  readonly accessSecret!: string;
+  readonly refreshSecret!: string;
+  readonly accessTtl!: number;
+  readonly refreshTtl!: number;
+  readonly refreshReuseGrace!: number;
+}
+
+export type SameSite = 'lax' | 'strict' | 'none';
+
+export class CookieConfig {
+  readonly secure!: boolean;
+  readonly sameSite!: SameSite;
+}
+
+export class ThrottleConfig {
+  readonly ttl!: number;
+  readonly limit!: number;
+  readonly authLimit!: number;
+}
+
+export class SecurityConfig {
+  readonly bcryptCost!: number;
+  readonly passwordMinLength!: number;
+}
+
+export class MailConfig {
+  readonly smtpUrl?: string;
+  readonly outboxDir!: string;
+  readonly from!: string;
+  readonly verificationTtl!: number;
+  readonly resetTtl!: number;
+}
+
+export interface Config {
+  app: AppConfig;
+  database: DatabaseConfig;
+  jwt: JwtConfig;
+  cookies: CookieConfig;
+  throttle: ThrottleConfig;
+  security: SecurityConfig;
+  mail: MailConfig;
+}
+
+/** Section name in the validated config → its class token. */
+export const CONFIG_SECTIONS = {
+  app: AppConfig,
+  database: DatabaseConfig,
+  jwt: JwtConfig,
+  cookies: CookieConfig,
+  throttle: ThrottleConfig,
+  security: SecurityConfig,
+  mail: MailConfig,
+} as const;

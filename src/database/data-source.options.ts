@@ -1,0 +1,56 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DataSourceOptions } from 'typeorm';
+import { RefreshSession } from '../tokens/refresh-session.entity';
+import { VerificationToken } from '../tokens/verification-token.entity';
+import { User } from '../users/user.entity';
+import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-schema';
+
+export const ENTITIES = [User, RefreshSession, VerificationToken];
+export const MIGRATIONS = [InitialSchema1763769600000];
+
+/** Seconds a MySQL connection attempt may take before a request answers 503. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * `DATABASE_URL` → TypeORM options. `sqlite:<file>` and `sqlite::memory:` use sql.js (WebAssembly:
+ * installs anywhere, no native build); `mysql://` and `mariadb://` use mysql2. The schema always
+ * comes from the migrations, never from `synchronize`.
+ */
+export function buildDataSourceOptions(url: string, poolSize: number): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: true,
+    migrationsTransactionMode: 'each' as const,
+    synchronize: false,
+    logging: false,
+  };
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    if (file === ':memory:') return { ...common, type: 'sqljs' };
+    const location = resolve(file);
+    mkdirSync(dirname(location), { recursive: true });
+    return {
+      ...common,
+      type: 'sqljs',
+      location,
+      autoSave: true,
+      // Write beside the file and rename, so a crash mid-save never leaves a torn database.
+      autoSaveCallback: (data: Uint8Array) => {
+        const temporary = `${location}.tmp`;
+        writeFileSync(temporary, data);
+        renameSync(temporary, location);
+      },
+    };
+  }
+  return {
+    ...common,
+    type: 'mysql',
+    url: url.replace(/^mariadb:/, 'mysql:'),
+    charset: 'utf8mb4_unicode_ci',
+    timezone: 'Z',
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    poolSize,
+  };
+}

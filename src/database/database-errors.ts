@@ -1,0 +1,46 @@
+import { QueryFailedError } from 'typeorm';
+
+/** mysql2 error codes and errnos meaning "the server is not reachable or went away". */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'POOL_CLOSED',
+]);
+
+function driverError(error: unknown): { code?: string; errno?: number; message?: string } {
+  const inner = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
+  return typeof inner === 'object' && inner !== null ? inner : {};
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const inner = driverError(error);
+  return (
+    inner.code === 'ER_DUP_ENTRY' ||
+    inner.errno === 1062 ||
+    /UNIQUE constraint failed/.test(inner.message ?? '')
+  );
+}
+
+export function isConnectionFailure(error: unknown): boolean {
+  const inner = driverError(error);
+  return (
+    (inner.code !== undefined && CONNECTION_CODES.has(inner.code)) ||
+    /connect ETIMEDOUT|Connection lost|Pool is closed|Can't add new command when connection is in closed state/.test(
+      inner.message ?? '',
+    )
+  );
+}
+
+/** InnoDB deadlock or lock-wait timeout: the transaction was rolled back and may be retried. */
+export function isTransientConflict(error: unknown): boolean {
+  const inner = driverError(error);
+  return inner.errno === 1213 || inner.errno === 1205;
+}

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConfigSectionsModule } from '../config/config.module';
+import { DatabaseConfig } from '../config/config.sections';
+import { buildDataSourceOptions } from './data-source.options';
+import { Database } from './database.service';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      imports: [ConfigSectionsModule],
+      inject: [DatabaseConfig],
+      useFactory: (database: DatabaseConfig) => ({
+        ...buildDataSourceOptions(database.url, database.poolSize),
+        // Fail the boot with a clear message rather than retrying for half a minute.
+        retryAttempts: 0,
+      }),
+    }),
+  ],
+  providers: [Database],
+  exports: [Database],
+})
+export class DatabaseModule {}

@@ -1,0 +1,30 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * One refresh token. Only the SHA-256 of its `jti` is stored, so the table cannot be used to mint
+ * a token. Tokens rotated from one login share a `familyId`, revoked together on reuse.
+ */
+@Entity({ name: 'refresh_sessions' })
+export class RefreshSession {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id!: string;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 32 })
+  userId!: string;
+
+  @Column({ name: 'family_id', type: 'varchar', length: 36 })
+  familyId!: string;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt!: Date;
+
+  @Column({ name: 'expires_at', type: 'datetime' })
+  expiresAt!: Date;
+
+  /** Set when this token was exchanged for its successor. */
+  @Column({ name: 'rotated_at', type: 'datetime', nullable: true })
+  rotatedAt!: Date | null;
+
+  @Column({ name: 'revoked_at', type: 'datetime', nullable: true })
+  revokedAt!: Date | null;
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { ConfigSectionsModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { UsersModule } from '../users/users.module';
+import { AccessTokensService } from './access-tokens.service';
+import { RefreshTokensService } from './refresh-tokens.service';
+import { RevocationService } from './revocation.service';
+import { VerificationTokensService } from './verification-tokens.service';
+
+@Module({
+  imports: [ConfigSectionsModule, DatabaseModule, UsersModule],
+  providers: [
+    AccessTokensService,
+    RefreshTokensService,
+    RevocationService,
+    VerificationTokensService,
+  ],
+  exports: [AccessTokensService, RefreshTokensService, RevocationService, VerificationTokensService],
+})
+export class TokensModule {}

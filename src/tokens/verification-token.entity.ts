@@ -1,0 +1,28 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type TokenPurpose = 'email_verification' | 'password_reset';
+
+/**
+ * A single-use emailed token, tagged with its purpose so a reset token can never verify an email
+ * or the other way round. The id is the token's SHA-256; the token itself is never stored.
+ */
+@Entity({ name: 'verification_tokens' })
+export class VerificationToken {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id!: string;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 32 })
+  userId!: string;
+
+  @Column({ type: 'varchar', length: 32 })
+  purpose!: TokenPurpose;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt!: Date;
+
+  @Column({ name: 'expires_at', type: 'datetime' })
+  expiresAt!: Date;
+
+  @Column({ name: 'used_at', type: 'datetime', nullable: true })
+  usedAt!: Date | null;
+}

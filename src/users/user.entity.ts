@@ -1,0 +1,46 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const USER_ROLE = 'user';
+
+@Entity({ name: 'users' })
+export class User {
+  /** `user_` and random digits: not guessable from another id. */
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  id!: string;
+
+  /** As the user typed it (trimmed, NFC); mail goes to this stored address, never a typed one. */
+  @Column({ type: 'varchar', length: 254 })
+  email!: string;
+
+  /** Lower-cased form, unique: the case-insensitive identity decided in code, not by a collation. */
+  @Column({ name: 'email_normalized', type: 'varchar', length: 254 })
+  emailNormalized!: string;
+
+  @Column({ type: 'varchar', length: 32 })
+  username!: string;
+
+  @Column({ name: 'username_normalized', type: 'varchar', length: 32 })
+  usernameNormalized!: string;
+
+  @Column({ name: 'password_hash', type: 'varchar', length: 60 })
+  passwordHash!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  role!: string;
+
+  @Column({ name: 'email_verified', type: 'boolean' })
+  emailVerified!: boolean;
+
+  @Column({ name: 'verified_at', type: 'datetime', nullable: true })
+  verifiedAt!: Date | null;
+
+  /** Every access token carries the version it was issued under; bumping it revokes them all. */
+  @Column({ name: 'token_version', type: 'int' })
+  tokenVersion!: number;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: 'datetime' })
+  updatedAt!: Date;
+}
