@@ -7,7 +7,7 @@ import { EmailConfigDto } from './email-config.dto';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
-@ValidationErrorCode('REGISTRATION_FAILED')
+@ValidationErrorCode('REGISTRATION_FAILED', { malformed: 'VALIDATION_ERROR' })
 export class RegisterDto {
   @Transform(trim)
   @IsString({ message: 'email must be a string' })

@@ -5,18 +5,25 @@ import { MALFORMED_BODY } from '../http/json-body.middleware';
 import { passwordFieldsOf } from './password.decorator';
 import { validationCodeOf } from './validation-code.decorator';
 
-/** A thrown marker carrying the field errors; `transform` turns it into the DTO's code. */
+interface Problem extends FieldError {
+  /** Wrong type or unknown field, as opposed to a value that breaks a rule. */
+  malformed: boolean;
+}
+
+/** Thrown by the exception factory; `transform` turns it into the DTO's code. */
 class InputErrors extends Error {
-  constructor(readonly details: FieldError[]) {
+  constructor(readonly errors: ValidationError[]) {
     super('Invalid input');
   }
 }
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const TYPE_CONSTRAINTS = new Set(['isString', 'isObject', 'isNumber', 'isBoolean', 'isInt', 'isArray']);
 
 /**
  * Validates bodies against their DTO class: unknown fields refused, nested objects validated,
- * the configured password length applied, and every failure answered with the DTO's own code.
+ * the configured password length applied, and every failure answered with the DTO's own code
+ * and a `details` list of `{ field, message }`.
  */
 @Injectable()
 export class AppValidationPipe extends ValidationPipe {
@@ -27,7 +34,7 @@ export class AppValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       transform: true,
       validationError: { target: false, value: false },
-      exceptionFactory: (errors: ValidationError[]) => new InputErrors(flatten(errors)),
+      exceptionFactory: (errors: ValidationError[]) => new InputErrors(errors),
     });
   }
 
@@ -35,9 +42,14 @@ export class AppValidationPipe extends ValidationPipe {
     if (metadata.type !== 'body' || !metadata.metatype || metadata.metatype === Object) {
       return super.transform(value, metadata);
     }
-    const { code, status } = validationCodeOf(metadata.metatype);
-    const fail = (details: FieldError[], message = 'The request is invalid'): never => {
-      throw new AppException(code, { status, message, details });
+    const codes = validationCodeOf(metadata.metatype);
+    const fail = (problems: Problem[], message = 'The request is invalid'): never => {
+      const malformed = problems.length === 0 || problems.some((problem) => problem.malformed);
+      throw new AppException(malformed ? codes.malformed : codes.code, {
+        status: codes.status,
+        message,
+        details: problems.map(({ field, message: text }) => ({ field, message: text })),
+      });
     };
     if (value === MALFORMED_BODY) return fail([], 'The request body is not valid JSON');
     if (value === undefined) value = {};
@@ -45,11 +57,13 @@ export class AppValidationPipe extends ValidationPipe {
       return fail([], 'The request body must be a JSON object');
     }
     const unsafe = findUnsafeKey(value);
-    if (unsafe) return fail([{ field: unsafe, message: `${unsafe} is not allowed` }]);
+    if (unsafe) {
+      return fail([{ field: unsafe, message: `${unsafe} is not allowed`, malformed: true }]);
+    }
     try {
       return await super.transform(value, metadata);
     } catch (error) {
-      if (error instanceof InputErrors) return fail(error.details);
+      if (error instanceof InputErrors) return fail(describe(error.errors, value));
       throw error;
     }
   }
@@ -95,13 +109,23 @@ function findUnsafeKey(value: object, path = ''): string | undefined {
   return undefined;
 }
 
-function flatten(errors: ValidationError[], parent = ''): FieldError[] {
+/** One problem per broken rule, named by its dotted path; a missing field is just "required". */
+function describe(errors: ValidationError[], raw: unknown, parent = ''): Problem[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({
-      field,
-      message: message.replace(/^property /, ''),
-    }));
-    return [...own, ...flatten(error.children ?? [], field)];
+    const rawValue =
+      typeof raw === 'object' && raw !== null
+        ? (raw as Record<string, unknown>)[error.property]
+        : undefined;
+    const constraints = Object.entries(error.constraints ?? {});
+    const own: Problem[] =
+      rawValue === undefined && constraints.length > 0
+        ? [{ field, message: `${field} is required`, malformed: false }]
+        : constraints.map(([name, message]) => ({
+            field,
+            message: name === 'whitelistValidation' ? `${field} is not allowed` : message,
+            malformed: name === 'whitelistValidation' || TYPE_CONSTRAINTS.has(name),
+          }));
+    return [...own, ...describe(error.children ?? [], rawValue, field)];
   });
 }

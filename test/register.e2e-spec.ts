@@ -1,0 +1,160 @@
+import { User } from '../src/users/user.entity';
+import { expectError, uniqueUser } from './support/auth-helpers';
+import { TestApp, startTestApp } from './support/test-app';
+
+describe('POST /api/v1/auth/register', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const register = (body: unknown) => t.http().post('/api/v1/auth/register').send(body as object);
+
+  it('creates an unverified user and answers 201 with the public fields only', async () => {
+    const credentials = uniqueUser('Ann');
+    const response = await register({ ...credentials, email: `  ${credentials.email.toUpperCase()} ` });
+
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      success: true,
+      message: expect.stringContaining('Registration successful'),
+      data: {
+        user: {
+          id: expect.stringMatching(/^user_\d{18}$/),
+          email: credentials.email.toUpperCase(),
+          username: credentials.username,
+          role: 'user',
+          email_verified: false,
+          created_at: expect.any(String),
+        },
+      },
+    });
+    expect(new Date(response.body.data.user.created_at).toISOString()).toBe(
+      response.body.data.user.created_at,
+    );
+    expect(response.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('gives ids that do not follow from each other', async () => {
+    const a = await register(uniqueUser()).expect(201);
+    const b = await register(uniqueUser()).expect(201);
+    const gap = BigInt(b.body.data.user.id.slice(5)) - BigInt(a.body.data.user.id.slice(5));
+    expect(gap === 1n || gap === -1n).toBe(false);
+  });
+
+  it('refuses an email already registered in another case with 409', async () => {
+    const credentials = uniqueUser();
+    await register(credentials).expect(201);
+    const response = await register({
+      ...uniqueUser(),
+      email: credentials.email.toUpperCase(),
+    });
+    expectError(response, 409, 'REGISTRATION_FAILED');
+    expect(response.body.message).toMatch(/email/i);
+  });
+
+  it('refuses a username already taken in another case with 409', async () => {
+    const credentials = uniqueUser();
+    await register(credentials).expect(201);
+    const response = await register({ ...uniqueUser(), username: credentials.username.toUpperCase() });
+    expectError(response, 409, 'REGISTRATION_FAILED');
+    expect(response.body.message).toMatch(/username/i);
+  });
+
+  it.each([
+    ['a bad email', { email: 'not-an-email' }, 'email'],
+    ['a short password', { password: '12345' }, 'password'],
+    ['a missing username', { username: undefined }, 'username'],
+    ['a missing email', { email: undefined }, 'email'],
+    ['a username with spaces', { username: 'ann smith' }, 'username'],
+    ['a two-letter username', { username: 'an' }, 'username'],
+    ['a password over 72 bytes', { password: 'é'.repeat(37) }, 'password'],
+  ])('answers %s with 400 REGISTRATION_FAILED and details', async (_label, override, field) => {
+    const response = await register({ ...uniqueUser(), ...override });
+    expectError(response, 400, 'REGISTRATION_FAILED');
+    expect(response.body.details).toEqual(
+      expect.arrayContaining([{ field, message: expect.stringContaining(field) }]),
+    );
+  });
+
+  it('accepts a password of exactly 72 bytes and of 6 characters', async () => {
+    await register({ ...uniqueUser(), password: 'é'.repeat(36) }).expect(201);
+    await register({ ...uniqueUser(), password: 'abcdef' }).expect(201);
+  });
+
+  it.each([
+    ['an unknown field', { isAdmin: true }, 'isAdmin'],
+    ['a wrong type', { email: 42 }, 'email'],
+    ['an unknown nested field', { emailConfig: { colour: 'red' } }, 'emailConfig.colour'],
+    ['role set by the client', { role: 'admin' }, 'role'],
+  ])('answers %s with 400 VALIDATION_ERROR', async (_label, override, field) => {
+    const response = await register({ ...uniqueUser(), ...override });
+    expectError(response, 400, 'VALIDATION_ERROR');
+    expect(response.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+  });
+
+  it('refuses a __proto__ key and writes nothing', async () => {
+    const credentials = uniqueUser();
+    const body = `{"email":"${credentials.email}","password":"${credentials.password}","username":"${credentials.username}","__proto__":{"role":"admin"}}`;
+    const response = await t
+      .http()
+      .post('/api/v1/auth/register')
+      .set('Content-Type', 'application/json')
+      .send(body);
+    expectError(response, 400, 'VALIDATION_ERROR');
+    expect(await t.dataSource.getRepository(User).countBy({ username: credentials.username })).toBe(0);
+  });
+
+  it('accepts emailConfig with an allowed applicationUrl and a locale', async () => {
+    await register({
+      ...uniqueUser(),
+      emailConfig: { applicationUrl: 'http://localhost:5173/verify', locale: 'en' },
+    }).expect(201);
+    const mail = t.mails().at(-1) ?? '';
+    expect(mail).toContain('http://localhost:5173/verify?token=');
+  });
+
+  it('refuses a foreign applicationUrl with VALIDATION_ERROR and creates no account', async () => {
+    const credentials = uniqueUser();
+    const response = await register({
+      ...credentials,
+      emailConfig: { applicationUrl: 'https://evil.example.net/steal' },
+    });
+    expectError(response, 400, 'VALIDATION_ERROR');
+    expect(response.body.details).toEqual([
+      expect.objectContaining({ field: 'emailConfig.applicationUrl' }),
+    ]);
+    expect(await t.dataSource.getRepository(User).countBy({ username: credentials.username })).toBe(0);
+  });
+
+  it('writes the verification mail to the stored address with a link to the service', async () => {
+    const credentials = uniqueUser();
+    const before = t.mails().length;
+    await register(credentials).expect(201);
+    const mails = t.mails();
+    expect(mails).toHaveLength(before + 1);
+    const mail = mails.find((text) => text.includes(`To: ${credentials.email}`));
+    expect(mail).toMatch(/http:\/\/localhost:3000\/api\/v1\/auth\/verify-email\?token=[\w-]{43}/);
+  });
+
+  it('keeps exactly one account when the same email registers in parallel', async () => {
+    const credentials = uniqueUser('race');
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        register({
+          email: i % 2 ? credentials.email.toUpperCase() : credentials.email,
+          username: `${credentials.username}r${i}`,
+          password: credentials.password,
+        }),
+      ),
+    );
+    const statuses = attempts.map((response) => response.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    const rows = await t.dataSource
+      .getRepository(User)
+      .countBy({ emailNormalized: credentials.email.toLowerCase() });
+    expect(rows).toBe(1);
+  });
+});

@@ -1,0 +1,75 @@
+import { INestApplication } from '@nestjs/common';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.factory';
+import { TestDatabase, createTestDatabase } from './test-database';
+
+export const ACCESS_SECRET = 'test-access-secret-0123456789-abcdefghijklmnop';
+export const REFRESH_SECRET = 'test-refresh-secret-0123456789-abcdefghijklmno';
+export const APP_ORIGIN = 'http://localhost:5173';
+
+export interface TestApp {
+  app: INestApplication;
+  http: () => ReturnType<typeof request>;
+  dataSource: DataSource;
+  database: TestDatabase;
+  outboxDir: string;
+  /** Plain text of every mail in the outbox, oldest first. */
+  mails(): string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The real service (same factory as main.ts) on its own database and outbox, configured only by
+ * what the test passes: neither `.env` nor the developer's environment leaks in.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'auth-test-'));
+  const outboxDir = join(dataDir, 'mail');
+  const app = await createApp({
+    isolated: true,
+    logger: false,
+    env: {
+      NODE_ENV: 'test',
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      MAIL_OUTBOX_DIR: outboxDir,
+      JWT_ACCESS_SECRET: ACCESS_SECRET,
+      JWT_REFRESH_SECRET: REFRESH_SECRET,
+      CORS_ORIGINS: APP_ORIGIN,
+      BCRYPT_COST: '4',
+      THROTTLE_LIMIT: '100000',
+      THROTTLE_AUTH_LIMIT: '100000',
+      ...env,
+    },
+  });
+  await app.init();
+  return {
+    app,
+    http: () => request(app.getHttpServer()),
+    dataSource: app.get(DataSource),
+    database,
+    outboxDir,
+    mails: () =>
+      safeList(outboxDir)
+        .sort()
+        .map((file) => readFileSync(join(outboxDir, file), 'utf8')),
+    close: async () => {
+      await app.close();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
