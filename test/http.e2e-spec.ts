@@ -1,0 +1,150 @@
+import { LoggedIn, expectError, registerAndLogin } from './support/auth-helpers';
+import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
+
+describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
+  let t: TestApp;
+  let session: LoggedIn;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    session = await registerAndLogin(t);
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['get', '/api/v1/nowhere'],
+    ['post', '/api/v1/auth/unknown'],
+    ['get', '/'],
+    ['delete', '/api/v1/auth/login'],
+  ] as const)('answers %s %s with 404 NOT_FOUND in the envelope', async (method, path) => {
+    expectError(await t.http()[method](path), 404, 'NOT_FOUND');
+  });
+
+  it('answers a non-JSON body with 415 UNSUPPORTED_MEDIA_TYPE (no cross-site form posts)', async () => {
+    const response = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .type('form')
+      .send('email=a@example.com&password=secret');
+    expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const text = await t
+      .http()
+      .post('/api/v1/auth/register')
+      .set('Content-Type', 'text/plain')
+      .send('{"email":"a@example.com"}');
+    expectError(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers a body over 5 MB with 413 PAYLOAD_TOO_LARGE', async () => {
+    const body = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(5 * 1024 * 1024) });
+    const response = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .set('Content-Type', 'application/json')
+      .send(body);
+    expectError(response, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('accepts a body just under 5 MB and judges its content', async () => {
+    const body = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(5 * 1024 * 1024 - 100) });
+    expectError(
+      await t.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(body),
+      400,
+      'LOGIN_FAILED',
+    );
+  });
+
+  it('answers bad JSON on register with 400 VALIDATION_ERROR and no library text', async () => {
+    const response = await t
+      .http()
+      .post('/api/v1/auth/register')
+      .set('Content-Type', 'application/json')
+      .send('{"email": ');
+    expectError(response, 400, 'VALIDATION_ERROR');
+    expect(response.body.message).toBe('The request body is not valid JSON');
+  });
+
+  it('sends security headers and no X-Powered-By', async () => {
+    const response = await t.http().get('/api/v1/health').expect(200);
+    expect(response.headers['x-powered-by']).toBeUndefined();
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('allows credentialed CORS for a configured origin only', async () => {
+    const allowed = await t
+      .http()
+      .options('/api/v1/auth/login')
+      .set('Origin', APP_ORIGIN)
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type');
+    expect(allowed.status).toBeLessThan(300);
+    expect(allowed.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+
+    const foreign = await t
+      .http()
+      .options('/api/v1/auth/login')
+      .set('Origin', 'https://evil.example.net')
+      .set('Access-Control-Request-Method', 'POST');
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+    const read = await t
+      .http()
+      .get('/api/v1/auth/verify-token')
+      .set('Origin', 'https://evil.example.net')
+      .set('Cookie', `access_token=${session.access}`);
+    expect(read.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  describe('cookie-authenticated changes from a foreign origin', () => {
+    it('refuses logout with 403 FORBIDDEN_ORIGIN and keeps the session', async () => {
+      const response = await t
+        .http()
+        .post('/api/v1/auth/logout')
+        .set('Origin', 'https://evil.example.net')
+        .set('Cookie', `access_token=${session.access}`);
+      expectError(response, 403, 'FORBIDDEN_ORIGIN');
+      await t
+        .http()
+        .get('/api/v1/auth/verify-token')
+        .set('Cookie', `access_token=${session.access}`)
+        .expect(200);
+    });
+
+    it('refuses refresh from a foreign origin and a cross-site fetch without Origin', async () => {
+      expectError(
+        await t
+          .http()
+          .post('/api/v1/auth/refresh')
+          .set('Origin', 'https://evil.example.net')
+          .set('Cookie', `refresh_token=${session.refresh}`),
+        403,
+        'FORBIDDEN_ORIGIN',
+      );
+      expectError(
+        await t
+          .http()
+          .post('/api/v1/auth/verify-token')
+          .set('Sec-Fetch-Site', 'cross-site')
+          .set('Cookie', `access_token=${session.access}`),
+        403,
+        'FORBIDDEN_ORIGIN',
+      );
+    });
+
+    it('lets the configured app origin and bearer-authenticated requests through', async () => {
+      await t
+        .http()
+        .post('/api/v1/auth/verify-token')
+        .set('Origin', APP_ORIGIN)
+        .set('Cookie', `access_token=${session.access}`)
+        .expect(200);
+      await t
+        .http()
+        .post('/api/v1/auth/verify-token')
+        .set('Origin', 'https://evil.example.net')
+        .set('Authorization', `Bearer ${session.access}`)
+        .expect(200);
+    });
+  });
+});

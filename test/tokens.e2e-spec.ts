@@ -1,0 +1,285 @@
+import { generateKeyPairSync } from 'node:crypto';
+import * as jwt from 'jsonwebtoken';
+import { LoggedIn, cookiesOf, expectError, registerAndLogin } from './support/auth-helpers';
+import { ACCESS_SECRET, REFRESH_SECRET, TestApp, startTestApp } from './support/test-app';
+
+const now = () => Math.floor(Date.now() / 1000);
+
+describe('access tokens: verify-token, forged and expired tokens', () => {
+  let t: TestApp;
+  let session: LoggedIn;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    session = await registerAndLogin(t);
+  });
+  afterAll(() => t.close());
+
+  const verifyWithBearer = (token: string) =>
+    t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${token}`);
+
+  it.each(['get', 'post'] as const)('%s verify-token accepts the cookie', async (method) => {
+    const response = await t
+      .http()
+      [method]('/api/v1/auth/verify-token')
+      .set('Cookie', `access_token=${session.access}`)
+      .expect(200);
+    expect(response.body).toEqual({
+      success: true,
+      message: 'Token is valid',
+      data: { user: expect.objectContaining({ id: session.user.id, role: 'user' }) },
+    });
+  });
+
+  it.each(['get', 'post'] as const)('%s verify-token accepts the bearer token', async (method) => {
+    await t
+      .http()
+      [method]('/api/v1/auth/verify-token')
+      .set('Authorization', `Bearer ${session.access}`)
+      .expect(200);
+  });
+
+  it('lets the bearer header win over the cookie', async () => {
+    const response = await t
+      .http()
+      .get('/api/v1/auth/verify-token')
+      .set('Authorization', 'Bearer not-a-token')
+      .set('Cookie', `access_token=${session.access}`);
+    expectError(response, 401, 'INVALID_TOKEN');
+  });
+
+  it('answers a missing token with 401 INVALID_TOKEN', async () => {
+    expectError(await t.http().get('/api/v1/auth/verify-token'), 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses an expired access token', async () => {
+    const token = jwt.sign(
+      { sub: session.user.id, typ: 'access', ver: 0, role: 'user', iat: now() - 1000, exp: now() - 10 },
+      ACCESS_SECRET,
+    );
+    const response = await verifyWithBearer(token);
+    expectError(response, 401, 'INVALID_TOKEN');
+    expect(response.body.message).toMatch(/expired/);
+  });
+
+  it('refuses alg none', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ sub: session.user.id, typ: 'access', ver: 0, role: 'user', exp: now() + 600 }),
+    ).toString('base64url');
+    expectError(await verifyWithBearer(`${header}.${payload}.`), 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses a token signed with another key', async () => {
+    const token = jwt.sign(
+      { sub: session.user.id, typ: 'access', ver: 0, role: 'user' },
+      'another-secret-another-secret-another-secret',
+      { expiresIn: 600 },
+    );
+    expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses a token that brings its own key in the header (jwk)', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const token = jwt.sign({ sub: session.user.id, typ: 'access', ver: 0, role: 'user' }, privateKey, {
+      algorithm: 'ES256',
+      expiresIn: 600,
+      header: { alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) } as jwt.JwtHeader,
+    });
+    expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses a refresh token where an access token is expected', async () => {
+    expectError(await verifyWithBearer(session.refresh), 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses an access-shaped token signed with the refresh secret', async () => {
+    const token = jwt.sign(
+      { sub: session.user.id, typ: 'access', ver: 0, role: 'user' },
+      REFRESH_SECRET,
+      { expiresIn: 600 },
+    );
+    expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses an access token where a refresh token is expected', async () => {
+    const response = await t
+      .http()
+      .post('/api/v1/auth/refresh')
+      .set('Cookie', `refresh_token=${session.access}`);
+    expectError(response, 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses a j: cookie that cookie-parser would turn into an object', async () => {
+    const value = encodeURIComponent(`j:${JSON.stringify({ sub: session.user.id })}`);
+    expectError(
+      await t.http().get('/api/v1/auth/verify-token').set('Cookie', `access_token=${value}`),
+      401,
+      'INVALID_TOKEN',
+    );
+  });
+
+  it('refuses a token of a user that does not exist', async () => {
+    const token = jwt.sign({ sub: 'user_1', typ: 'access', ver: 0, role: 'user' }, ACCESS_SECRET, {
+      expiresIn: 600,
+    });
+    expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
+  });
+});
+
+describe('refresh rotation and logout', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ REFRESH_REUSE_GRACE: '10' });
+  });
+  afterAll(() => t.close());
+
+  const refresh = (token: string) =>
+    t.http().post('/api/v1/auth/refresh').set('Cookie', `refresh_token=${token}`);
+
+  it('rotates: new cookies, the user in the body, the old token retired', async () => {
+    const session = await registerAndLogin(t);
+    const response = await refresh(session.refresh).expect(200);
+    expect(response.body).toEqual({
+      success: true,
+      message: 'Token refreshed',
+      data: { user: expect.objectContaining({ id: session.user.id, email: session.user.email }) },
+    });
+    const cookies = cookiesOf(response);
+    expect(cookies.refresh_token.value).not.toBe(session.refresh);
+    expect(cookies.refresh_token.raw).toContain('Path=/api/v1/auth');
+    await t
+      .http()
+      .get('/api/v1/auth/verify-token')
+      .set('Authorization', `Bearer ${cookies.access_token.value}`)
+      .expect(200);
+    await refresh(cookies.refresh_token.value).expect(200);
+  });
+
+  it('answers parallel refreshes with one token with the same successor (parallel tabs)', async () => {
+    const session = await registerAndLogin(t);
+    const responses = await Promise.all(Array.from({ length: 6 }, () => refresh(session.refresh)));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const successors = new Set(responses.map((response) => cookiesOf(response).refresh_token.value));
+    expect(successors.size).toBe(1);
+    const [successor] = successors;
+    await refresh(successor).expect(200);
+  });
+
+  it('answers a retired token inside the grace window with the live end of the chain', async () => {
+    const session = await registerAndLogin(t);
+    const second = cookiesOf(await refresh(session.refresh).expect(200)).refresh_token.value;
+    const third = cookiesOf(await refresh(second).expect(200)).refresh_token.value;
+    const late = await refresh(session.refresh).expect(200);
+    expect(cookiesOf(late).refresh_token.value).toBe(third);
+  });
+
+  it('refuses an expired refresh token', async () => {
+    const session = await registerAndLogin(t);
+    const claims = jwt.decode(session.refresh) as Record<string, unknown>;
+    const expired = jwt.sign({ ...claims, exp: now() - 5 }, REFRESH_SECRET);
+    expectError(await refresh(expired), 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses a request without a refresh cookie', async () => {
+    expectError(await t.http().post('/api/v1/auth/refresh'), 401, 'INVALID_TOKEN');
+  });
+
+  it('logs out every device: both sessions lose access and refresh', async () => {
+    const phone = await registerAndLogin(t);
+    const laptopResponse = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: phone.credentials.email, password: phone.credentials.password })
+      .expect(200);
+    const laptop = {
+      access: cookiesOf(laptopResponse).access_token.value,
+      refresh: cookiesOf(laptopResponse).refresh_token.value,
+    };
+
+    const out = await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set('Cookie', `access_token=${phone.access}`)
+      .expect(200);
+    expect(out.body).toEqual({ success: true, message: expect.any(String) });
+    const cleared = cookiesOf(out);
+    expect(cleared.access_token.value).toBe('');
+    expect(cleared.refresh_token.value).toBe('');
+    expect(cleared.refresh_token.raw).toContain('Path=/api/v1/auth');
+    expect(cleared.access_token.raw).toMatch(/Expires=Thu, 01 Jan 1970/);
+
+    for (const access of [phone.access, laptop.access]) {
+      expectError(
+        await t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${access}`),
+        401,
+        'INVALID_TOKEN',
+      );
+    }
+    for (const token of [phone.refresh, laptop.refresh]) {
+      expectError(await refresh(token), 401, 'INVALID_TOKEN');
+    }
+    // A new login after logout works as usual.
+    await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: phone.credentials.email, password: phone.credentials.password })
+      .expect(200);
+  });
+
+  it('logs out with a bearer token too, and refuses logout without one', async () => {
+    const session = await registerAndLogin(t);
+    await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set('Authorization', `Bearer ${session.access}`)
+      .expect(200);
+    expectError(await t.http().post('/api/v1/auth/logout'), 401, 'INVALID_TOKEN');
+  });
+});
+
+describe('refresh-token reuse after the grace window', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ REFRESH_REUSE_GRACE: '1' });
+  });
+  afterAll(() => t.close());
+
+  const refresh = (token: string) =>
+    t.http().post('/api/v1/auth/refresh').set('Cookie', `refresh_token=${token}`);
+
+  it('treats a late copy as theft: the family and its access tokens are revoked', async () => {
+    const victim = await registerAndLogin(t);
+    const otherDevice = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: victim.credentials.email, password: victim.credentials.password })
+      .expect(200);
+    const rotated = cookiesOf(await refresh(victim.refresh).expect(200));
+
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const reuse = await refresh(victim.refresh);
+    expectError(reuse, 401, 'INVALID_TOKEN');
+    expect(cookiesOf(reuse).refresh_token.value).toBe('');
+
+    // The thief's successor (and the legitimate one: they are the same family) is dead.
+    expectError(await refresh(rotated.refresh_token.value), 401, 'INVALID_TOKEN');
+    expectError(
+      await t
+        .http()
+        .get('/api/v1/auth/verify-token')
+        .set('Authorization', `Bearer ${rotated.access_token.value}`),
+      401,
+      'INVALID_TOKEN',
+    );
+    // Another device keeps its session: it renews through its own refresh token.
+    const renewed = await refresh(cookiesOf(otherDevice).refresh_token.value).expect(200);
+    await t
+      .http()
+      .get('/api/v1/auth/verify-token')
+      .set('Authorization', `Bearer ${cookiesOf(renewed).access_token.value}`)
+      .expect(200);
+  });
+});
