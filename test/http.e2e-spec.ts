@@ -46,7 +46,10 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
   });
 
   it('accepts a body just under 5 MB and judges its content', async () => {
-    const body = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(5 * 1024 * 1024 - 100) });
+    const body = JSON.stringify({
+      email: 'a@example.com',
+      password: 'x'.repeat(5 * 1024 * 1024 - 100),
+    });
     expectError(
       await t.http().post('/api/v1/auth/login').set('Content-Type', 'application/json').send(body),
       400,

@@ -11,7 +11,11 @@ describe('POST /api/v1/auth/login', () => {
   });
   afterAll(() => t.close());
 
-  const login = (body: unknown) => t.http().post('/api/v1/auth/login').send(body as object);
+  const login = (body: unknown) =>
+    t
+      .http()
+      .post('/api/v1/auth/login')
+      .send(body as object);
 
   it('answers 200 with the user and sets both cookies with every attribute', async () => {
     const response = await login({ email: account.email, password: account.password }).expect(200);
@@ -36,18 +40,30 @@ describe('POST /api/v1/auth/login', () => {
       expect.arrayContaining(['Max-Age=900', 'Path=/', 'HttpOnly', 'Secure', 'SameSite=Lax']),
     );
     expect(refresh).toEqual(
-      expect.arrayContaining(['Max-Age=604800', 'Path=/api/v1/auth', 'HttpOnly', 'Secure', 'SameSite=Lax']),
+      expect.arrayContaining([
+        'Max-Age=604800',
+        'Path=/api/v1/auth',
+        'HttpOnly',
+        'Secure',
+        'SameSite=Lax',
+      ]),
     );
     expect(cookies.access_token.value.split('.')).toHaveLength(3);
     expect(cookies.refresh_token.value.split('.')).toHaveLength(3);
   });
 
   it('matches the email case-insensitively and with surrounding spaces', async () => {
-    await login({ email: ` ${account.email.toUpperCase()} `, password: account.password }).expect(200);
+    await login({ email: ` ${account.email.toUpperCase()} `, password: account.password }).expect(
+      200,
+    );
   });
 
   it('compares the password exactly as typed', async () => {
-    expectError(await login({ email: account.email, password: ` ${account.password}` }), 401, 'LOGIN_FAILED');
+    expectError(
+      await login({ email: account.email, password: ` ${account.password}` }),
+      401,
+      'LOGIN_FAILED',
+    );
     expectError(
       await login({ email: account.email, password: account.password.toUpperCase() }),
       401,
@@ -69,7 +85,11 @@ describe('POST /api/v1/auth/login', () => {
     const password72 = 'p'.repeat(72);
     await registerUser(t, { ...long, password: password72 });
     await login({ email: long.email, password: password72 }).expect(200);
-    expectError(await login({ email: long.email, password: `${password72}extra` }), 401, 'LOGIN_FAILED');
+    expectError(
+      await login({ email: long.email, password: `${password72}extra` }),
+      401,
+      'LOGIN_FAILED',
+    );
   });
 
   it.each([

@@ -10,11 +10,18 @@ describe('POST /api/v1/auth/register', () => {
   });
   afterAll(() => t.close());
 
-  const register = (body: unknown) => t.http().post('/api/v1/auth/register').send(body as object);
+  const register = (body: unknown) =>
+    t
+      .http()
+      .post('/api/v1/auth/register')
+      .send(body as object);
 
   it('creates an unverified user and answers 201 with the public fields only', async () => {
     const credentials = uniqueUser('Ann');
-    const response = await register({ ...credentials, email: `  ${credentials.email.toUpperCase()} ` });
+    const response = await register({
+      ...credentials,
+      email: `  ${credentials.email.toUpperCase()} `,
+    });
 
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
@@ -40,7 +47,8 @@ describe('POST /api/v1/auth/register', () => {
   it('gives ids that do not follow from each other', async () => {
     const a = await register(uniqueUser()).expect(201);
     const b = await register(uniqueUser()).expect(201);
-    const gap = BigInt(b.body.data.user.id.slice(5)) - BigInt(a.body.data.user.id.slice(5));
+    const idOf = (body: { data: { user: { id: string } } }) => BigInt(body.data.user.id.slice(5));
+    const gap = idOf(b.body) - idOf(a.body);
     expect(gap === 1n || gap === -1n).toBe(false);
   });
 
@@ -58,9 +66,23 @@ describe('POST /api/v1/auth/register', () => {
   it('refuses a username already taken in another case with 409', async () => {
     const credentials = uniqueUser();
     await register(credentials).expect(201);
-    const response = await register({ ...uniqueUser(), username: credentials.username.toUpperCase() });
+    const response = await register({
+      ...uniqueUser(),
+      username: credentials.username.toUpperCase(),
+    });
     expectError(response, 409, 'REGISTRATION_FAILED');
     expect(response.body.message).toMatch(/username/i);
+  });
+
+  it('keeps addresses apart that a collation or case folding would merge', async () => {
+    const tag = `${process.pid}${Date.now()}`;
+    for (const local of ['jose', 'josé', 'mike', 'mıke']) {
+      await register({
+        email: `${local}${tag}@example.com`,
+        username: `u${Buffer.from(local).toString('hex')}${tag}`.slice(0, 32),
+        password: 'secret-pass',
+      }).expect(201);
+    }
   });
 
   it.each([
@@ -92,7 +114,9 @@ describe('POST /api/v1/auth/register', () => {
   ])('answers %s with 400 VALIDATION_ERROR', async (_label, override, field) => {
     const response = await register({ ...uniqueUser(), ...override });
     expectError(response, 400, 'VALIDATION_ERROR');
-    expect(response.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+    expect(response.body.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field })]),
+    );
   });
 
   it('refuses a __proto__ key and writes nothing', async () => {
@@ -104,7 +128,9 @@ describe('POST /api/v1/auth/register', () => {
       .set('Content-Type', 'application/json')
       .send(body);
     expectError(response, 400, 'VALIDATION_ERROR');
-    expect(await t.dataSource.getRepository(User).countBy({ username: credentials.username })).toBe(0);
+    expect(await t.dataSource.getRepository(User).countBy({ username: credentials.username })).toBe(
+      0,
+    );
   });
 
   it('accepts emailConfig with an allowed applicationUrl and a locale', async () => {
@@ -126,7 +152,9 @@ describe('POST /api/v1/auth/register', () => {
     expect(response.body.details).toEqual([
       expect.objectContaining({ field: 'emailConfig.applicationUrl' }),
     ]);
-    expect(await t.dataSource.getRepository(User).countBy({ username: credentials.username })).toBe(0);
+    expect(await t.dataSource.getRepository(User).countBy({ username: credentials.username })).toBe(
+      0,
+    );
   });
 
   it('writes the verification mail to the stored address with a link to the service', async () => {

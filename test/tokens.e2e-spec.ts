@@ -19,9 +19,8 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
     t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${token}`);
 
   it.each(['get', 'post'] as const)('%s verify-token accepts the cookie', async (method) => {
-    const response = await t
-      .http()
-      [method]('/api/v1/auth/verify-token')
+    const http = t.http();
+    const response = await http[method]('/api/v1/auth/verify-token')
       .set('Cookie', `access_token=${session.access}`)
       .expect(200);
     expect(response.body).toEqual({
@@ -32,9 +31,8 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it.each(['get', 'post'] as const)('%s verify-token accepts the bearer token', async (method) => {
-    await t
-      .http()
-      [method]('/api/v1/auth/verify-token')
+    const http = t.http();
+    await http[method]('/api/v1/auth/verify-token')
       .set('Authorization', `Bearer ${session.access}`)
       .expect(200);
   });
@@ -54,7 +52,14 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
 
   it('refuses an expired access token', async () => {
     const token = jwt.sign(
-      { sub: session.user.id, typ: 'access', ver: 0, role: 'user', iat: now() - 1000, exp: now() - 10 },
+      {
+        sub: session.user.id,
+        typ: 'access',
+        ver: 0,
+        role: 'user',
+        iat: now() - 1000,
+        exp: now() - 10,
+      },
       ACCESS_SECRET,
     );
     const response = await verifyWithBearer(token);
@@ -65,7 +70,13 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   it('refuses alg none', async () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
     const payload = Buffer.from(
-      JSON.stringify({ sub: session.user.id, typ: 'access', ver: 0, role: 'user', exp: now() + 600 }),
+      JSON.stringify({
+        sub: session.user.id,
+        typ: 'access',
+        ver: 0,
+        role: 'user',
+        exp: now() + 600,
+      }),
     ).toString('base64url');
     expectError(await verifyWithBearer(`${header}.${payload}.`), 401, 'INVALID_TOKEN');
   });
@@ -81,11 +92,15 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
 
   it('refuses a token that brings its own key in the header (jwk)', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const token = jwt.sign({ sub: session.user.id, typ: 'access', ver: 0, role: 'user' }, privateKey, {
-      algorithm: 'ES256',
-      expiresIn: 600,
-      header: { alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) } as jwt.JwtHeader,
-    });
+    const token = jwt.sign(
+      { sub: session.user.id, typ: 'access', ver: 0, role: 'user' },
+      privateKey,
+      {
+        algorithm: 'ES256',
+        expiresIn: 600,
+        header: { alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) } as jwt.JwtHeader,
+      },
+    );
     expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
   });
 
@@ -161,7 +176,9 @@ describe('refresh rotation and logout', () => {
     const session = await registerAndLogin(t);
     const responses = await Promise.all(Array.from({ length: 6 }, () => refresh(session.refresh)));
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    const successors = new Set(responses.map((response) => cookiesOf(response).refresh_token.value));
+    const successors = new Set(
+      responses.map((response) => cookiesOf(response).refresh_token.value),
+    );
     expect(successors.size).toBe(1);
     const [successor] = successors;
     await refresh(successor).expect(200);

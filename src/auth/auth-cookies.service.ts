@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CookieOptions, Response } from 'express';
+import { CookieOptions, Response } from 'express';
 import { CookieConfig } from '../config/config.sections';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from './strategies/token-extractors';
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
+import { Response } from 'express';
 import { Envelope, ok } from '../common/http/envelope';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';

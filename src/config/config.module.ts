@@ -13,7 +13,7 @@ export interface ConfigOptions {
 
 const sectionProviders: Provider[] = Object.entries(CONFIG_SECTIONS).map(([name, token]) => ({
   provide: token,
-  useFactory: (config: ConfigService<Config, true>) => config.get(name as keyof Config),
+  useFactory: (config: ConfigService<Config, true>): unknown => config.get(name as keyof Config),
   inject: [ConfigService],
 }));
 

@@ -60,7 +60,10 @@ export class EnvReader {
       .filter(Boolean)
       .map((item) => {
         if (!isHttpUrl(item)) {
-          throw new ConfigError(name, `must list http(s) origins separated by commas (got "${item}")`);
+          throw new ConfigError(
+            name,
+            `must list http(s) origins separated by commas (got "${item}")`,
+          );
         }
         return new URL(item).origin;
       });

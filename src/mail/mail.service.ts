@@ -42,7 +42,10 @@ export class MailService {
 
   private async writeToOutbox(to: string, subject: string, text: string): Promise<void> {
     await mkdir(this.mail.outboxDir, { recursive: true });
-    const file = join(this.mail.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
+    const file = join(
+      this.mail.outboxDir,
+      `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`,
+    );
     const headers = [
       `From: ${this.mail.from}`,
       `To: ${to}`,

@@ -129,7 +129,14 @@ export class RefreshTokensService {
   private reissue(row: RefreshSession, jti: string): IssuedRefreshToken {
     const iat = epochSeconds(row.createdAt);
     const exp = epochSeconds(row.expiresAt);
-    const claims: RefreshClaims = { sub: row.userId, typ: 'refresh', jti, fam: row.familyId, iat, exp };
+    const claims: RefreshClaims = {
+      sub: row.userId,
+      typ: 'refresh',
+      jti,
+      fam: row.familyId,
+      iat,
+      exp,
+    };
     return {
       userId: row.userId,
       token: this.signer.sign({ ...claims }),

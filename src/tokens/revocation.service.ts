@@ -28,7 +28,11 @@ export class RevocationService {
    * refresh tokens.
    */
   async revokeFamily(manager: EntityManager, userId: string, familyId: string): Promise<void> {
-    await manager.update(RefreshSession, { familyId, revokedAt: IsNull() }, { revokedAt: new Date() });
+    await manager.update(
+      RefreshSession,
+      { familyId, revokedAt: IsNull() },
+      { revokedAt: new Date() },
+    );
     await this.users.revokeAccessTokens(manager, userId);
   }
 }

@@ -15,6 +15,11 @@ import { VerificationTokensService } from './verification-tokens.service';
     RevocationService,
     VerificationTokensService,
   ],
-  exports: [AccessTokensService, RefreshTokensService, RevocationService, VerificationTokensService],
+  exports: [
+    AccessTokensService,
+    RefreshTokensService,
+    RevocationService,
+    VerificationTokensService,
+  ],
 })
 export class TokensModule {}

@@ -1,4 +1,4 @@
-import type { Response } from 'supertest';
+import { Response } from 'supertest';
 import { TestApp } from './test-app';
 
 export const PASSWORD = 'correct horse';

@@ -1,5 +1,13 @@
 import { Transform, Type } from 'class-transformer';
-import { IsEmail, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import {
+  IsEmail,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import { IsPassword } from '../../common/validation/password.decorator';
 import { ValidationErrorCode } from '../../common/validation/validation-code.decorator';
 import { USERNAME_PATTERN } from '../../users/identity.normalizer';

@@ -1,6 +1,6 @@
 import { ExecutionContext, Injectable, Type } from '@nestjs/common';
 import { AuthGuard, IAuthGuard } from '@nestjs/passport';
-import type { Request } from 'express';
+import { Request } from 'express';
 import { AppException } from '../../common/errors/app.exception';
 import { isForeignOrigin, isSafeMethod } from '../../common/http/origin.policy';
 import { AppConfig } from '../../config/config.sections';
@@ -32,11 +32,13 @@ function tokenGuard(strategy: string, kind: string): Type<IAuthGuard> {
     }
 
     override handleRequest<T>(error: unknown, principal: T | false, info: unknown): T {
-      if (error) throw error;
+      if (error instanceof Error) throw error;
       if (!principal) {
         const expired = (info as { name?: string } | undefined)?.name === 'TokenExpiredError';
         throw new AppException('INVALID_TOKEN', {
-          message: expired ? `The ${kind} token has expired` : `The ${kind} token is missing or invalid`,
+          message: expired
+            ? `The ${kind} token has expired`
+            : `The ${kind} token is missing or invalid`,
         });
       }
       return principal;

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import { Request } from 'express';
 
 export const ACCESS_COOKIE = 'access_token';
 export const REFRESH_COOKIE = 'refresh_token';

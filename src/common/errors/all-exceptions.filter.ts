@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import { Response } from 'express';
 import { Envelope } from '../http/envelope';
 import { AppException } from './app.exception';
 import { ERROR_CATALOGUE, ErrorCode } from './error-codes';

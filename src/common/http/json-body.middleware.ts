@@ -1,5 +1,5 @@
 import { json } from 'express';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppException } from '../errors/app.exception';
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -42,7 +42,9 @@ export function jsonBody(): RequestHandler {
         return next();
       }
       // Aborted or broken uploads: nothing useful to tell the client beyond "invalid".
-      return next(new AppException('VALIDATION_ERROR', { message: 'The request body could not be read' }));
+      return next(
+        new AppException('VALIDATION_ERROR', { message: 'The request body could not be read' }),
+      );
     });
   };
 }

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import { Request } from 'express';
 
 /**
  * CSRF defence for cookie-authenticated requests that change state: a browser names the page's

@@ -1,5 +1,5 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
-import type { Request } from 'express';
+import { Request } from 'express';
 
 /** What the route's guard authenticated: the user for access tokens, the claims for refresh. */
 export const RequestUser = createParamDecorator(

@@ -18,7 +18,14 @@ class InputErrors extends Error {
 }
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-const TYPE_CONSTRAINTS = new Set(['isString', 'isObject', 'isNumber', 'isBoolean', 'isInt', 'isArray']);
+const TYPE_CONSTRAINTS = new Set([
+  'isString',
+  'isObject',
+  'isNumber',
+  'isBoolean',
+  'isInt',
+  'isArray',
+]);
 
 /**
  * Validates bodies against their DTO class: unknown fields refused, nested objects validated,

@@ -9,7 +9,7 @@ const PASSWORD_FIELDS = Symbol('passwordFields');
 /** Property names marked `@IsPassword()` on a DTO class, for the pipe's configurable length rule. */
 export function passwordFieldsOf(metatype: unknown): string[] {
   if (typeof metatype !== 'function') return [];
-  return (Reflect.getMetadata(PASSWORD_FIELDS, metatype as object) as string[] | undefined) ?? [];
+  return (Reflect.getMetadata(PASSWORD_FIELDS, metatype) as string[] | undefined) ?? [];
 }
 
 /**

@@ -1,0 +1,128 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from './config.loader';
+
+const SECRETS = {
+  JWT_ACCESS_SECRET: 'a'.repeat(32),
+  JWT_REFRESH_SECRET: 'b'.repeat(32),
+};
+
+describe('loadConfig', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'config-spec-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ ...SECRETS, DATA_DIR: dataDir });
+    expect(config.app).toMatchObject({
+      port: 3000,
+      publicUrl: 'http://localhost:3000',
+      appName: 'Auth Service',
+      corsOrigins: ['http://localhost:5173'],
+      appOrigins: ['http://localhost:5173'],
+      trustProxy: false,
+    });
+    expect(config.database.url).toBe('sqlite:./data/auth.sqlite');
+    expect(config.jwt).toMatchObject({ accessTtl: 900, refreshTtl: 604800, refreshReuseGrace: 10 });
+    expect(config.cookies).toEqual({ secure: true, sameSite: 'lax' });
+    expect(config.throttle).toEqual({ ttl: 900, limit: 50, authLimit: 5 });
+    expect(config.security).toEqual({ bcryptCost: 10, passwordMinLength: 6 });
+    expect(config.mail).toMatchObject({
+      smtpUrl: undefined,
+      outboxDir: join(dataDir, 'mail'),
+      from: 'no-reply@localhost',
+    });
+  });
+
+  it('derives PUBLIC_URL from PORT and APP_ORIGINS from CORS_ORIGINS', () => {
+    const config = loadConfig({
+      ...SECRETS,
+      DATA_DIR: dataDir,
+      PORT: '8080',
+      CORS_ORIGINS: 'https://app.example.com/, http://localhost:4200',
+    });
+    expect(config.app.publicUrl).toBe('http://localhost:8080');
+    expect(config.app.appOrigins).toEqual(['https://app.example.com', 'http://localhost:4200']);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 1 to 65535 (got "abc")'],
+    [
+      { BCRYPT_COST: '40' },
+      'Invalid configuration: BCRYPT_COST must be an integer from 4 to 15 (got "40")',
+    ],
+    [
+      { COOKIE_SAMESITE: 'sometimes' },
+      'Invalid configuration: COOKIE_SAMESITE must be one of lax, strict, none (got "sometimes")',
+    ],
+    [
+      { COOKIE_SECURE: 'maybe' },
+      'Invalid configuration: COOKIE_SECURE must be true or false (got "maybe")',
+    ],
+    [
+      { DATABASE_URL: 'postgres://x' },
+      'Invalid configuration: DATABASE_URL must be sqlite:<file>, sqlite::memory: or mysql://user:pass@host:3306/db',
+    ],
+    [
+      { CORS_ORIGINS: 'not a url' },
+      'Invalid configuration: CORS_ORIGINS must list http(s) origins separated by commas (got "not a url")',
+    ],
+    [
+      { TRUST_PROXY: 'true' },
+      'Invalid configuration: TRUST_PROXY must be a hop count or a list of proxy addresses, not "true" (that trusts any client)',
+    ],
+    [
+      { JWT_ACCESS_SECRET: 'short' },
+      'Invalid configuration: JWT_ACCESS_SECRET must be at least 32 characters long',
+    ],
+    [
+      { JWT_REFRESH_SECRET: 'a'.repeat(32) },
+      'Invalid configuration: JWT_REFRESH_SECRET must differ from JWT_ACCESS_SECRET',
+    ],
+    [
+      { PASSWORD_MIN_LENGTH: '5' },
+      'Invalid configuration: PASSWORD_MIN_LENGTH must be an integer from 6 to 72 (got "5")',
+    ],
+  ])('refuses %j with one line naming the variable', (env, message) => {
+    expect(() => loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env })).toThrow(message);
+    expect(message).not.toContain('\n');
+  });
+
+  it('requires both JWT secrets in production and never prints a secret', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir })).toThrow(
+      'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production',
+    );
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        DATA_DIR: dataDir,
+        JWT_ACCESS_SECRET: SECRETS.JWT_ACCESS_SECRET,
+      }),
+    ).toThrow('JWT_REFRESH_SECRET is required');
+    expect(() =>
+      loadConfig({ ...SECRETS, JWT_ACCESS_SECRET: 'hunter2-secret', DATA_DIR: dataDir }),
+    ).toThrow(expect.objectContaining({ message: expect.not.stringContaining('hunter2') }));
+  });
+
+  it('generates the secrets once outside production and keeps them in the data folder', () => {
+    const first = loadConfig({ DATA_DIR: dataDir });
+    const second = loadConfig({ DATA_DIR: dataDir });
+    expect(first.jwt.accessSecret).toHaveLength(64);
+    expect(first.jwt.accessSecret).not.toBe(first.jwt.refreshSecret);
+    expect(second.jwt).toEqual(first.jwt);
+    const file = join(dataDir, 'jwt-secrets.json');
+    expect(readFileSync(file, 'utf8')).toContain(first.jwt.accessSecret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('reads TRUST_PROXY as a hop count or a list of addresses', () => {
+    expect(loadConfig({ ...SECRETS, DATA_DIR: dataDir, TRUST_PROXY: '2' }).app.trustProxy).toBe(2);
+    expect(
+      loadConfig({ ...SECRETS, DATA_DIR: dataDir, TRUST_PROXY: 'loopback, 10.0.0.0/8' }).app
+        .trustProxy,
+    ).toEqual(['loopback', '10.0.0.0/8']);
+  });
+});

@@ -1,0 +1,79 @@
+import { cookiesOf, expectError, uniqueUser } from './support/auth-helpers';
+import { TestApp, startTestApp } from './support/test-app';
+
+describe('what the database holds', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  async function dump(): Promise<string> {
+    const tables = ['users', 'refresh_sessions', 'verification_tokens'];
+    const rows = await Promise.all(
+      tables.map((table) => t.dataSource.query(`SELECT * FROM ${table}`)),
+    );
+    return JSON.stringify(rows);
+  }
+
+  it('never holds a password, a refresh token or an emailed token in plain form', async () => {
+    const credentials = { ...uniqueUser(), password: 'Plain-Password-42' };
+    await t.http().post('/api/v1/auth/register').send(credentials).expect(201);
+    const mail = t.mails().find((text) => text.includes(`To: ${credentials.email}`)) ?? '';
+    const verificationToken = /token=([\w-]+)/.exec(mail)?.[1];
+    expect(verificationToken).toHaveLength(43);
+
+    const login = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: credentials.email, password: credentials.password })
+      .expect(200);
+    const refresh = cookiesOf(login).refresh_token.value;
+    const rotated = await t
+      .http()
+      .post('/api/v1/auth/refresh')
+      .set('Cookie', `refresh_token=${refresh}`)
+      .expect(200);
+    const successor = cookiesOf(rotated).refresh_token.value;
+    const jtis = [refresh, successor].map(
+      (token) =>
+        (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { jti: string })
+          .jti,
+    );
+
+    const everything = await dump();
+    for (const secret of [credentials.password, refresh, successor, ...jtis, verificationToken!]) {
+      expect(everything).not.toContain(secret);
+    }
+    expect(everything).toMatch(/\$2[aby]\$04\$/);
+  });
+
+  it('keeps the schema it was migrated to, with case-insensitive identities unique', async () => {
+    const migrations = await t.dataSource.query('SELECT name FROM migrations');
+    expect(migrations).toEqual([{ name: 'InitialSchema1763769600000' }]);
+    const credentials = uniqueUser();
+    await t.http().post('/api/v1/auth/register').send(credentials).expect(201);
+    const insert = t.dataSource.query(
+      `INSERT INTO users (id, email, email_normalized, username, username_normalized, password_hash, role, email_verified, token_version, created_at, updated_at)
+       VALUES ('user_1', 'x@example.com', ?, 'other', 'other', 'x', 'user', 0, 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00')`,
+      [credentials.email.toLowerCase()],
+    );
+    await expect(insert).rejects.toThrow();
+  });
+
+  it('runs on the database CI asked for', () => {
+    const expected = process.env.TEST_DATABASE_URL ? 'mysql' : 'sqljs';
+    expect(t.dataSource.options.type).toBe(expected);
+  });
+
+  it('answers 503 in the envelope when the database is gone', async () => {
+    await t.http().get('/api/v1/health').expect(200);
+    await t.dataSource.destroy();
+    try {
+      expectError(await t.http().get('/api/v1/health'), 503, 'SERVICE_UNAVAILABLE');
+    } finally {
+      await t.dataSource.initialize();
+    }
+  });
+});
