@@ -134,6 +134,21 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
     );
   });
 
+  it('refuses tokens whose claims are missing, so no lookup runs on an absent value', async () => {
+    const noSubject = jwt.sign({ typ: 'access', ver: 0, role: 'user' }, ACCESS_SECRET, {
+      expiresIn: 600,
+    });
+    expectError(await verifyWithBearer(noSubject), 401, 'INVALID_TOKEN');
+    const noId = jwt.sign({ sub: session.user.id, typ: 'refresh' }, REFRESH_SECRET, {
+      expiresIn: 600,
+    });
+    const refresh = await t
+      .http()
+      .post('/api/v1/auth/refresh')
+      .set('Cookie', `refresh_token=${noId}`);
+    expectError(refresh, 401, 'INVALID_TOKEN');
+  });
+
   it('refuses a token of a user that does not exist', async () => {
     const token = jwt.sign({ sub: 'user_1', typ: 'access', ver: 0, role: 'user' }, ACCESS_SECRET, {
       expiresIn: 600,

@@ -1,0 +1,82 @@
+import { ArgumentsHost, BadRequestException, Logger, NotFoundException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { AllExceptionsFilter } from './all-exceptions.filter';
+import { AppException } from './app.exception';
+
+function respond(exception: unknown) {
+  const response = {
+    headersSent: false,
+    statusCode: 0,
+    body: undefined as unknown,
+    headers: {} as Record<string, string>,
+    setHeader(name: string, value: string) {
+      this.headers[name] = value;
+    },
+    status(code: number) {
+      this.statusCode = code;
+      return this;
+    },
+    json(body: unknown) {
+      this.body = body;
+      return this;
+    },
+  };
+  const host = {
+    switchToHttp: () => ({ getResponse: () => response }),
+  } as unknown as ArgumentsHost;
+  new AllExceptionsFilter().catch(exception, host);
+  return response;
+}
+
+describe('AllExceptionsFilter', () => {
+  beforeEach(() => jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined));
+  afterEach(() => jest.restoreAllMocks());
+
+  it('turns an unexpected fault into 500 INTERNAL_ERROR without its text, and logs it', () => {
+    const response = respond(new Error('ECONNRESET at /srv/app/secret-path.js:12'));
+    expect(response.statusCode).toBe(500);
+    expect(response.body).toEqual({
+      success: false,
+      message: 'An unexpected error occurred',
+      error: 'INTERNAL_ERROR',
+    });
+    expect(Logger.prototype.error).toHaveBeenCalled();
+  });
+
+  it('never sends SQL from a failed query', () => {
+    const error = new QueryFailedError(
+      'SELECT * FROM users WHERE id = ?',
+      ['x'],
+      new Error('syntax'),
+    );
+    const response = respond(error);
+    expect(response.statusCode).toBe(500);
+    expect(JSON.stringify(response.body)).not.toMatch(/SELECT|users/);
+  });
+
+  it('replaces the text of framework HTTP errors with the catalogue message', () => {
+    const notFound = respond(new NotFoundException('Cannot GET /secret/internal/path'));
+    expect(notFound.body).toEqual({
+      success: false,
+      message: 'Route not found',
+      error: 'NOT_FOUND',
+    });
+    const bad = respond(new BadRequestException('Unexpected token } in JSON at position 10'));
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.body)).not.toContain('Unexpected token');
+  });
+
+  it('sends an AppException as it is, with details and Retry-After', () => {
+    const response = respond(
+      new AppException('RATE_LIMITED', { retryAfter: 42, details: [{ field: 'a', message: 'b' }] }),
+    );
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['Retry-After']).toBe('42');
+    expect(response.body).toEqual({
+      success: false,
+      message: 'Too many requests, try again later',
+      error: 'RATE_LIMITED',
+      details: [{ field: 'a', message: 'b' }],
+    });
+  });
+});
