@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../src/config/env.reader';
@@ -40,6 +41,35 @@ describe('boot', () => {
       );
     } finally {
       rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the embedded SQLite file readable by its owner only, and reopens it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auth-sqlite-'));
+    const env = {
+      DATABASE_URL: `sqlite:${join(dir, 'auth.sqlite')}`,
+      DATA_DIR: dir,
+      BCRYPT_COST: '4',
+    };
+    try {
+      const first = await createApp({ isolated: true, logger: false, env });
+      await first.init();
+      await request(first.getHttpServer())
+        .post('/api/v1/auth/register')
+        .send({ email: 'file@example.com', password: 'secret-pass', username: 'file' })
+        .expect(201);
+      await first.close();
+      expect(statSync(join(dir, 'auth.sqlite')).mode & 0o777).toBe(0o600);
+
+      const second = await createApp({ isolated: true, logger: false, env });
+      await second.init();
+      await request(second.getHttpServer())
+        .post('/api/v1/auth/login')
+        .send({ email: 'file@example.com', password: 'secret-pass' })
+        .expect(200);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

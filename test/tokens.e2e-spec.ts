@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import * as jwt from 'jsonwebtoken';
-import { LoggedIn, cookiesOf, expectError, registerAndLogin } from './support/auth-helpers';
+import { RefreshTokensService } from '../src/tokens/refresh-tokens.service';
+import { LoggedIn, cookiesOf, expectError, login, registerAndLogin } from './support/auth-helpers';
 import { ACCESS_SECRET, REFRESH_SECRET, TestApp, startTestApp } from './support/test-app';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -258,6 +259,61 @@ describe('refresh rotation and logout', () => {
       .post('/api/v1/auth/login')
       .send({ email: phone.credentials.email, password: phone.credentials.password })
       .expect(200);
+  });
+
+  it('never hands out an access token that outlives a logout racing the refresh', async () => {
+    const phone = await registerAndLogin(t);
+    const laptop = await login(t, phone.credentials);
+    const rotations = t.app.get(RefreshTokensService);
+    const rotate = rotations.rotate.bind(rotations);
+    // The real rotation runs; the phone's logout commits right after it, before the response.
+    const spy = jest.spyOn(rotations, 'rotate').mockImplementation(async (claims) => {
+      const result = await rotate(claims);
+      await t
+        .http()
+        .post('/api/v1/auth/logout')
+        .set('Authorization', `Bearer ${phone.access}`)
+        .expect(200);
+      return result;
+    });
+    const refreshed = await Promise.resolve(refresh(laptop.refresh)).finally(() =>
+      spy.mockRestore(),
+    );
+    expect(refreshed.status).toBe(200);
+    const access = cookiesOf(refreshed).access_token.value;
+    expectError(
+      await t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${access}`),
+      401,
+      'INVALID_TOKEN',
+    );
+    expectError(await refresh(cookiesOf(refreshed).refresh_token.value), 401, 'INVALID_TOKEN');
+  });
+
+  it('logs out by the refresh cookie when the access token has expired', async () => {
+    const session = await registerAndLogin(t);
+    const expired = jwt.sign(
+      {
+        sub: session.user.id,
+        typ: 'access',
+        ver: 0,
+        role: 'user',
+        iat: now() - 1000,
+        exp: now() - 1,
+      },
+      ACCESS_SECRET,
+    );
+    await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set('Cookie', `access_token=${expired}; refresh_token=${session.refresh}`)
+      .expect(200);
+    expectError(await refresh(session.refresh), 401, 'INVALID_TOKEN');
+    // A refresh token that is no longer live cannot be used to log anyone out.
+    expectError(
+      await t.http().post('/api/v1/auth/logout').set('Cookie', `refresh_token=${session.refresh}`),
+      401,
+      'INVALID_TOKEN',
+    );
   });
 
   it('logs out with a bearer token too, and refuses logout without one', async () => {

@@ -10,7 +10,7 @@ import { AuthCookies } from './auth-cookies.service';
 import { AuthService, Session } from './auth.service';
 import { LoginDto } from './dto/login.dto';
 import { RegisterDto } from './dto/register.dto';
-import { AccessTokenGuard, RefreshTokenGuard } from './guards/token.guard';
+import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
 
 /**
  * Non-browser clients send `X-Token-Delivery: body` to login or refresh and get the tokens in the
@@ -67,12 +67,12 @@ export class AuthController {
 
   @Post('logout')
   @HttpCode(200)
-  @UseGuards(AccessTokenGuard)
+  @UseGuards(LogoutGuard)
   async logout(
-    @RequestUser() user: User,
+    @RequestUser() principal: User | RefreshClaims,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Envelope> {
-    await this.auth.logout(user);
+    await this.auth.logout(principal);
     this.cookies.clear(res);
     return ok('Logged out from all devices');
   }

@@ -9,6 +9,10 @@ import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { EmailFlowsController } from './email-flows.controller';
+import { EmailFlowsService } from './email-flows.service';
+import { LinkPagesController } from './link-pages.controller';
+import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { PasswordHasher } from './password-hasher.service';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
@@ -22,9 +26,11 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     TokensModule,
     MailModule,
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, EmailFlowsController, LinkPagesController],
   providers: [
     AuthService,
+    EmailFlowsService,
+    ResetPasswordBodyPipe,
     AuthCookies,
     ApplicationUrlPolicy,
     PasswordHasher,

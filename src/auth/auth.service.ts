@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../common/errors/app.exception';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
-import { MailService } from '../mail/mail.service';
+import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { AccessTokensService } from '../tokens/access-tokens.service';
 import { RefreshClaims, RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { RevocationService } from '../tokens/revocation.service';
@@ -79,10 +79,12 @@ export class AuthService {
         username: user.username,
         token,
         applicationUrl,
+        ttl: this.mailConfig.verificationTtl,
       });
       return { user, emailSent: true };
     } catch (error) {
-      this.logger.warn(`Verification email for ${user.id} not sent: ${String(error)}`);
+      if (!(error instanceof MailDeliveryError)) throw error;
+      this.logger.warn(`Verification email for ${user.id} not sent; the user can request it again`);
       return { user, emailSent: false };
     }
   }
@@ -105,13 +107,17 @@ export class AuthService {
             : 'The refresh token is invalid or has expired',
       });
     }
-    const user = await this.users.findById(result.refresh.userId);
-    if (!user) throw new AppException('INVALID_TOKEN');
-    return this.session(user, result.refresh.token, result.refresh.expiresIn);
+    return this.session(result.user, result.refresh.token, result.refresh.expiresIn);
   }
 
-  logout(user: User): Promise<void> {
-    return this.revocation.revokeEverything(user.id);
+  /** Signed in by access token (a User) or, when that has expired, by refresh token (claims). */
+  async logout(principal: User | RefreshClaims): Promise<void> {
+    if (!(principal instanceof User) && !(await this.refreshTokens.isLive(principal))) {
+      throw new AppException('INVALID_TOKEN');
+    }
+    await this.revocation.revokeEverything(
+      principal instanceof User ? principal.id : principal.sub,
+    );
   }
 
   private session(user: User, refreshToken: string, refreshExpiresIn: number): Session {

@@ -83,6 +83,18 @@ describe('loadConfig', () => {
       'Invalid configuration: JWT_REFRESH_SECRET must differ from JWT_ACCESS_SECRET',
     ],
     [
+      { TRUST_PROXY: 'not-an-address' },
+      'Invalid configuration: TRUST_PROXY must be a hop count or addresses, subnets or loopback/linklocal/uniquelocal (got "not-an-address")',
+    ],
+    [
+      { COOKIE_SAMESITE: 'none', COOKIE_SECURE: 'false' },
+      'Invalid configuration: COOKIE_SAMESITE can be none only with COOKIE_SECURE=true',
+    ],
+    [
+      { REDIS_URL: 'redis://127.0.0.1:6379' },
+      'Invalid configuration: REDIS_URL is not supported by this version yet (rate limits and revocations are per process); unset it',
+    ],
+    [
       { PASSWORD_MIN_LENGTH: '5' },
       'Invalid configuration: PASSWORD_MIN_LENGTH must be an integer from 6 to 72 (got "5")',
     ],

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { compile as compileProxyList } from 'proxy-addr';
 import { Config, TrustProxySetting } from './config.sections';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { ConfigError, EnvReader, RawEnv } from './env.reader';
@@ -12,6 +13,7 @@ const MIN_SECRET_LENGTH = 32;
  */
 export function loadConfig(env: RawEnv): Config {
   const read = new EnvReader(env);
+  refuseUnsupported(read);
   const nodeEnv = read.string('NODE_ENV') ?? 'development';
   const production = nodeEnv === 'production';
   const port = read.int('PORT', 3000, 1, 65_535);
@@ -41,10 +43,7 @@ export function loadConfig(env: RawEnv): Config {
       refreshTtl: read.int('REFRESH_TOKEN_TTL', 7 * DAY, accessTtl, 365 * DAY),
       refreshReuseGrace: read.int('REFRESH_REUSE_GRACE', 10, 0, 300),
     },
-    cookies: {
-      secure: read.bool('COOKIE_SECURE', true),
-      sameSite: read.oneOf('COOKIE_SAMESITE', 'lax', ['lax', 'strict', 'none'] as const),
-    },
+    cookies: readCookies(read),
     throttle: {
       ttl: read.int('THROTTLE_TTL', 900, 1, DAY),
       limit: read.int('THROTTLE_LIMIT', 50, 1, 10_000_000),
@@ -61,6 +60,7 @@ export function loadConfig(env: RawEnv): Config {
       from: read.string('MAIL_FROM') ?? 'no-reply@localhost',
       verificationTtl: read.int('EMAIL_VERIFICATION_TTL', DAY, 60, 30 * DAY),
       resetTtl: read.int('PASSWORD_RESET_TTL', 3600, 60, DAY),
+      timeoutMs: read.int('SMTP_TIMEOUT_MS', 5000, 100, 60_000),
     },
   };
 }
@@ -115,10 +115,39 @@ function readTrustProxy(read: EnvReader): TrustProxySetting {
     );
   }
   if (/^\d+$/.test(raw)) return Number(raw);
-  return raw
+  const list = raw
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+  try {
+    compileProxyList(list);
+  } catch {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be a hop count or addresses, subnets or loopback/linklocal/uniquelocal (got "${raw}")`,
+    );
+  }
+  return list;
+}
+
+/** Browsers drop a `SameSite=None` cookie that is not `Secure`: refuse the pair at boot. */
+function readCookies(read: EnvReader) {
+  const secure = read.bool('COOKIE_SECURE', true);
+  const sameSite = read.oneOf('COOKIE_SAMESITE', 'lax', ['lax', 'strict', 'none'] as const);
+  if (sameSite === 'none' && !secure) {
+    throw new ConfigError('COOKIE_SAMESITE', 'can be none only with COOKIE_SECURE=true');
+  }
+  return { secure, sameSite };
+}
+
+/** Shared state in Redis comes with multi-instance support; until then, say so rather than ignore it. */
+function refuseUnsupported(read: EnvReader): void {
+  if (read.string('REDIS_URL') !== undefined) {
+    throw new ConfigError(
+      'REDIS_URL',
+      'is not supported by this version yet (rate limits and revocations are per process); unset it',
+    );
+  }
 }
 
 function readSmtpUrl(read: EnvReader): string | undefined {

@@ -53,6 +53,8 @@ export class MailConfig {
   readonly from!: string;
   readonly verificationTtl!: number;
   readonly resetTtl!: number;
+  /** Connection, greeting and DNS timeout for SMTP; the socket may idle twice as long. */
+  readonly timeoutMs!: number;
 }
 
 export interface Config {

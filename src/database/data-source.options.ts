@@ -36,10 +36,11 @@ export function buildDataSourceOptions(url: string, poolSize: number): DataSourc
       type: 'sqljs',
       location,
       autoSave: true,
-      // Write beside the file and rename, so a crash mid-save never leaves a torn database.
+      // Write beside the file and rename, so a crash mid-save never leaves a torn database;
+      // readable by the owner only, as it holds password hashes.
       autoSaveCallback: (data: Uint8Array) => {
         const temporary = `${location}.tmp`;
-        writeFileSync(temporary, data);
+        writeFileSync(temporary, data, { mode: 0o600 });
         renameSync(temporary, location);
       },
     };

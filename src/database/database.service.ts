@@ -26,16 +26,24 @@ export class Database {
   }
 
   /**
-   * Several statements that must all happen or none. A deadlock victim is run once more: two
-   * revocations of one user may lock the same rows in different orders.
+   * Several statements that must all happen or none. A deadlock victim is run again (twice at
+   * most, after a short random pause): revocations and rotations of one user can lock the same
+   * rows in different orders. A third conflict answers 503.
    */
   transaction<T>(work: Work<T>): Promise<T> {
     return this.schedule(async () => {
-      try {
-        return await this.dataSource.transaction(work);
-      } catch (error) {
-        if (!isTransientConflict(error)) throw error;
-        return this.dataSource.transaction(work);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.dataSource.transaction(work);
+        } catch (error) {
+          if (!isTransientConflict(error)) throw error;
+          if (attempt === 3) {
+            throw new AppException('SERVICE_UNAVAILABLE', {
+              message: 'The database is busy, try again',
+            });
+          }
+          await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+        }
       }
     });
   }

@@ -1,61 +1,125 @@
+import { MailerService } from '@nestjs-modules/mailer';
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { AppConfig, MailConfig } from '../config/config.sections';
+import { AppConfig } from '../config/config.sections';
+import { appNameFrom } from './app-name';
 
-export interface VerificationMail {
+export interface TokenMail {
   /** The address stored on the account, never one typed in a request. */
   to: string;
   username: string;
   token: string;
+  /** Where the link leads; already checked against APP_ORIGINS. */
   applicationUrl?: string;
+  /** Seconds the token stays valid, for the wording. */
+  ttl: number;
 }
 
-/**
- * The seam through which the service sends its emails. Until the SMTP mailer lands (next issue),
- * every mail goes to the development outbox: one `.eml` file per message under MAIL_OUTBOX_DIR.
- */
+/** The mail could not be handed to the transport (SMTP refused, unreachable, timed out). */
+export class MailDeliveryError extends Error {
+  constructor(cause: unknown) {
+    super(`Mail delivery failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'MailDeliveryError';
+  }
+}
+
+type Kind = 'verification' | 'password-reset';
+
+const KINDS: Record<Kind, { servicePath: string; subject: (app: string) => string }> = {
+  verification: {
+    servicePath: '/api/v1/auth/verify-email',
+    subject: (app) => `Verify your email for ${app}`,
+  },
+  'password-reset': {
+    servicePath: '/api/v1/auth/reset-password',
+    subject: (app) => `Reset your ${app} password`,
+  },
+};
+
+/** Renders the Pug templates in `views/emails` and sends through the configured transport. */
 @Injectable()
 export class MailService {
   private readonly logger = new Logger(MailService.name);
 
   constructor(
-    private readonly mail: MailConfig,
+    private readonly mailer: MailerService,
     private readonly app: AppConfig,
   ) {}
 
-  async sendVerificationEmail(message: VerificationMail): Promise<void> {
-    const link = this.link(message.token, message.applicationUrl, '/api/v1/auth/verify-email');
-    await this.writeToOutbox(
-      message.to,
-      `Verify your email for ${this.app.appName}`,
-      `Hello ${message.username},\r\n\r\nConfirm your email address by opening this link:\r\n${link}\r\n`,
-    );
+  sendVerificationEmail(message: TokenMail): Promise<void> {
+    return this.send('verification', message);
   }
 
-  private link(token: string, applicationUrl: string | undefined, servicePath: string): string {
-    const url = new URL(applicationUrl ?? `${this.app.publicUrl}${servicePath}`);
+  sendPasswordResetEmail(message: TokenMail): Promise<void> {
+    return this.send('password-reset', message);
+  }
+
+  /**
+   * The link is `applicationUrl?token=…`, or the service's own page (which never consumes the
+   * token on GET, so mail scanners that open links do no harm).
+   */
+  link(kind: Kind, token: string, applicationUrl?: string): string {
+    const url = new URL(applicationUrl ?? `${this.app.publicUrl}${KINDS[kind].servicePath}`);
     url.searchParams.set('token', token);
     return url.toString();
   }
 
-  private async writeToOutbox(to: string, subject: string, text: string): Promise<void> {
-    await mkdir(this.mail.outboxDir, { recursive: true });
-    const file = join(
-      this.mail.outboxDir,
-      `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`,
-    );
-    const headers = [
-      `From: ${this.mail.from}`,
-      `To: ${to}`,
-      `Subject: ${subject}`,
-      `Date: ${new Date().toUTCString()}`,
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-    ];
-    await writeFile(file, `${headers.join('\r\n')}\r\n\r\n${text}`, { mode: 0o600 });
-    // The path, not the link: the link carries a live token and logs must never hold one.
-    this.logger.log(`Mail written to ${relative(process.cwd(), file)}`);
+  private async send(kind: Kind, message: TokenMail): Promise<void> {
+    const appName = appNameFrom(message.applicationUrl, this.app.appName);
+    const link = this.link(kind, message.token, message.applicationUrl);
+    const hours = Math.round(message.ttl / 3600);
+    const validFor =
+      hours >= 1
+        ? `${hours} hour${hours === 1 ? '' : 's'}`
+        : `${Math.round(message.ttl / 60)} minutes`;
+    const data = { appName, username: message.username, email: message.to, link, validFor };
+    try {
+      await this.mailer.sendMail({
+        // One recipient object: an address is never parsed as a list.
+        to: { name: '', address: message.to },
+        subject: KINDS[kind].subject(appName),
+        template: kind,
+        context: { mail: data },
+        text: plainText(kind, data),
+      });
+    } catch (error) {
+      this.logger.warn(`Sending the ${kind} email failed: ${describe(error)}`);
+      throw new MailDeliveryError(error);
+    }
   }
+}
+
+interface MailData {
+  appName: string;
+  username: string;
+  link: string;
+  validFor: string;
+}
+
+/** The plain-text part: no HTML context, so nothing to escape. */
+function plainText(kind: Kind, data: MailData): string {
+  const lines =
+    kind === 'verification'
+      ? [
+          `Hello ${data.username},`,
+          '',
+          `Confirm your email address for ${data.appName} by opening this link:`,
+          data.link,
+          '',
+          `The link is valid for ${data.validFor}. If you did not create an account, ignore this email.`,
+        ]
+      : [
+          `Hello ${data.username},`,
+          '',
+          `Someone asked to reset the password of your ${data.appName} account. To choose a new one, open:`,
+          data.link,
+          '',
+          `The link is valid for ${data.validFor} and works once. If you did not ask, ignore this email: your password stays as it is.`,
+        ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** A transport error's code and SMTP reply code, never a message body or credentials. */
+function describe(error: unknown): string {
+  const { code, responseCode } = (error ?? {}) as { code?: string; responseCode?: number };
+  return [code, responseCode].filter(Boolean).join(' ') || 'unknown error';
 }

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
+import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
 import { BaseClaims, JwtSigner, epochSeconds } from './jwt-signer';
 import { RefreshSession } from './refresh-session.entity';
 import { RevocationService } from './revocation.service';
@@ -23,9 +25,12 @@ export interface IssuedRefreshToken {
 }
 
 export type RotationResult =
-  | { outcome: 'rotated'; refresh: IssuedRefreshToken }
+  /** `user` was read under lock in the rotation's transaction: sign the access token from it. */
+  | { outcome: 'rotated'; refresh: IssuedRefreshToken; user: User }
   | { outcome: 'invalid' }
   | { outcome: 'reused' };
+
+type Rotated = { outcome: 'rotated'; refresh: IssuedRefreshToken };
 
 /** How many rotations inside one grace window a late copy may be walked forward through. */
 const MAX_CHAIN = 16;
@@ -38,6 +43,7 @@ export class RefreshTokensService {
     private readonly jwt: JwtConfig,
     private readonly database: Database,
     private readonly revocation: RevocationService,
+    private readonly users: UsersService,
   ) {
     this.signer = new JwtSigner(jwt.refreshSecret, 'refresh');
   }
@@ -55,29 +61,57 @@ export class RefreshTokensService {
    * presented later is theft, and the whole family is revoked.
    */
   async rotate(claims: RefreshClaims): Promise<RotationResult> {
-    const now = new Date();
     return this.database.transaction(async (manager) => {
       const presented = await this.lockRow(manager, claims.jti);
+      // Judged once the row is held: a wait for the lock must not stretch the grace window.
+      const now = new Date();
       if (!presented || !this.belongs(presented, claims, now)) return { outcome: 'invalid' };
-      if (presented.rotatedAt === null) {
-        await manager.update(RefreshSession, { id: presented.id }, { rotatedAt: now });
-        const next = successorJti(this.jwt.refreshSecret, claims.jti);
-        const refresh = await this.insert(manager, claims.sub, claims.fam, next, now);
-        return { outcome: 'rotated', refresh };
-      }
-      if (now.getTime() - presented.rotatedAt.getTime() > this.jwt.refreshReuseGrace * 1000) {
-        await this.revocation.revokeFamily(manager, claims.sub, claims.fam);
-        return { outcome: 'reused' };
-      }
-      return this.currentSuccessor(manager, claims, now);
+      const result = await this.successor(manager, presented, claims, now);
+      if (result.outcome !== 'rotated') return result;
+      // Sessions first, then the user row: the order every revocation takes too.
+      const user = await this.users.lockById(manager, claims.sub);
+      return user ? { ...result, user } : { outcome: 'invalid' };
     });
+  }
+
+  private async successor(
+    manager: EntityManager,
+    presented: RefreshSession,
+    claims: RefreshClaims,
+    now: Date,
+  ): Promise<Rotated | { outcome: 'invalid' } | { outcome: 'reused' }> {
+    if (presented.rotatedAt === null) {
+      await manager.update(RefreshSession, { id: presented.id }, { rotatedAt: now });
+      const next = successorJti(this.jwt.refreshSecret, claims.jti);
+      const refresh = await this.insert(manager, claims.sub, claims.fam, next, now);
+      return { outcome: 'rotated', refresh };
+    }
+    if (now.getTime() - presented.rotatedAt.getTime() > this.jwt.refreshReuseGrace * 1000) {
+      await this.revocation.revokeFamily(manager, claims.sub, claims.fam);
+      return { outcome: 'reused' };
+    }
+    return this.currentSuccessor(manager, claims, now);
+  }
+
+  /** The session behind these claims is live: not revoked, not expired, not retired long ago. */
+  async isLive(claims: RefreshClaims): Promise<boolean> {
+    const row = await this.database.run((manager) =>
+      manager.findOneBy(RefreshSession, { id: hashToken(claims.jti) }),
+    );
+    const now = new Date();
+    return (
+      row !== null &&
+      this.belongs(row, claims, now) &&
+      (row.rotatedAt === null ||
+        now.getTime() - row.rotatedAt.getTime() <= this.jwt.refreshReuseGrace * 1000)
+    );
   }
 
   private async currentSuccessor(
     manager: EntityManager,
     claims: RefreshClaims,
     now: Date,
-  ): Promise<RotationResult> {
+  ): Promise<Rotated | { outcome: 'invalid' }> {
     let jti = claims.jti;
     for (let step = 0; step < MAX_CHAIN; step++) {
       jti = successorJti(this.jwt.refreshSecret, jti);

@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { TokenPurpose, VerificationToken } from './verification-token.entity';
+import { EntityManager, In, IsNull } from 'typeorm';
+import { Database } from '../database/database.service';
 import { hashToken, randomToken } from './token-hash';
+import { TokenPurpose, VerificationToken } from './verification-token.entity';
 
-/** Emailed single-use tokens (email verification, password reset), stored only as hashes. */
+/**
+ * Emailed single-use tokens (email verification, password reset): 256 random bits, stored only as
+ * their SHA-256, tagged with a purpose, expiring. A token is looked up by the hash of a string the
+ * caller has validated, never by an absent value.
+ */
 @Injectable()
 export class VerificationTokensService {
-  /** Creates a token inside the caller's transaction and returns it in plain form, once. */
+  constructor(private readonly database: Database) {}
+
+  /** Creates a token and returns it in plain form, once. */
   async issue(
     manager: EntityManager,
     userId: string,
@@ -24,5 +31,59 @@ export class VerificationTokensService {
       usedAt: null,
     });
     return token;
+  }
+
+  /**
+   * Marks a live token of this purpose used and returns its user, or null when the token is
+   * unknown, of another purpose, expired or already used. Two parallel uses: exactly one wins.
+   */
+  async consume(
+    manager: EntityManager,
+    token: string,
+    purpose: TokenPurpose,
+  ): Promise<string | null> {
+    const id = hashToken(token);
+    const now = new Date();
+    const row = await manager.findOne(VerificationToken, {
+      where: { id },
+      lock: this.database.rowLock,
+    });
+    if (!row || row.purpose !== purpose || row.usedAt !== null || row.expiresAt <= now) return null;
+    const claimed = await manager.update(
+      VerificationToken,
+      { id, usedAt: IsNull() },
+      { usedAt: now },
+    );
+    return claimed.affected === 1 ? row.userId : null;
+  }
+
+  /** A token whose email could not be sent must not stay usable. */
+  async discard(token: string): Promise<void> {
+    await this.database.run((manager) =>
+      manager.delete(VerificationToken, { id: hashToken(token) }),
+    );
+  }
+
+  /**
+   * Retires the user's live tokens of this purpose issued before `token` (all of them when no
+   * token is given), so only the newest reset link works.
+   */
+  async retireOlder(
+    manager: EntityManager,
+    userId: string,
+    purpose: TokenPurpose,
+    token?: string,
+  ): Promise<void> {
+    const live = await manager.findBy(VerificationToken, { userId, purpose, usedAt: IsNull() });
+    const keep = token === undefined ? undefined : live.find((row) => row.id === hashToken(token));
+    const older = live.filter(
+      (row) => keep === undefined || (row.id !== keep.id && row.createdAt < keep.createdAt),
+    );
+    if (older.length === 0) return;
+    await manager.update(
+      VerificationToken,
+      { id: In(older.map((row) => row.id)), usedAt: IsNull() },
+      { usedAt: new Date() },
+    );
   }
 }

@@ -43,6 +43,14 @@ export class UsersService {
   }
 
   /**
+   * Reads the user inside the caller's transaction, holding the row (MySQL) until it commits, so a
+   * token signed from it cannot carry a version a concurrent logout has already retired.
+   */
+  lockById(manager: EntityManager, id: string): Promise<User | null> {
+    return manager.findOne(User, { where: { id }, lock: this.database.rowLock });
+  }
+
+  /**
    * Inserts inside the caller's transaction. The unique indexes decide races: of two parallel
    * registrations of one email exactly one insert succeeds; the other gets DuplicateUserError.
    */
@@ -69,6 +77,25 @@ export class UsersService {
       if (!isUniqueViolation(error)) throw error;
       throw new DuplicateUserError(await this.conflictOf(manager, user));
     }
+  }
+
+  /** Marks the email verified (once: a later call keeps the first `verifiedAt`). */
+  async markEmailVerified(manager: EntityManager, userId: string): Promise<User> {
+    const now = new Date();
+    await manager.update(
+      User,
+      { id: userId, emailVerified: false },
+      { emailVerified: true, verifiedAt: now, updatedAt: now },
+    );
+    return manager.findOneByOrFail(User, { id: userId });
+  }
+
+  async setPasswordHash(
+    manager: EntityManager,
+    userId: string,
+    passwordHash: string,
+  ): Promise<void> {
+    await manager.update(User, { id: userId }, { passwordHash, updatedAt: new Date() });
   }
 
   /** Invalidates every access token issued to the user so far. */

@@ -1,10 +1,11 @@
 import { INestApplication } from '@nestjs/common';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
+import { ReceivedMail, readOutbox } from './mailbox';
 import { TestDatabase, createTestDatabase } from './test-database';
 
 export const ACCESS_SECRET = 'test-access-secret-0123456789-abcdefghijklmnop';
@@ -17,8 +18,8 @@ export interface TestApp {
   dataSource: DataSource;
   database: TestDatabase;
   outboxDir: string;
-  /** Plain text of every mail in the outbox, oldest first. */
-  mails(): string[];
+  /** Every mail in the development outbox, oldest first. */
+  outbox(): Promise<ReceivedMail[]>;
   close(): Promise<void>;
 }
 
@@ -54,22 +55,11 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     dataSource: app.get(DataSource),
     database,
     outboxDir,
-    mails: () =>
-      safeList(outboxDir)
-        .sort()
-        .map((file) => readFileSync(join(outboxDir, file), 'utf8')),
+    outbox: () => readOutbox(outboxDir),
     close: async () => {
       await app.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

@@ -1,12 +1,13 @@
-import { IsOptional, IsString, IsUrl, Matches } from 'class-validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
+import { ApplicationUrlField } from './fields';
 
-/** `emailConfig` at registration (decisions.md): where the verification link leads, and a locale. */
+/**
+ * `emailConfig` at registration (decisions.md): where the verification link leads, and a locale
+ * (accepted and kept for the announced localised templates; emails are in English today).
+ */
 export class EmailConfigDto {
   @IsOptional()
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-    { message: 'applicationUrl must be an http(s) URL' },
-  )
+  @ApplicationUrlField()
   applicationUrl?: string;
 
   @IsOptional()

@@ -12,9 +12,11 @@ import { bearerToken } from '../strategies/token-extractors';
  * A passport guard that answers every failure with `401 INVALID_TOKEN`, and refuses a
  * cookie-authenticated state change from a foreign origin (CSRF) before looking at the token.
  */
-function tokenGuard(strategy: string, kind: string): Type<IAuthGuard> {
+function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
+  const refreshOnly = strategies.length === 1 && strategies[0] === REFRESH_STRATEGY;
+
   @Injectable()
-  class TokenGuard extends AuthGuard(strategy) {
+  class TokenGuard extends AuthGuard(strategies) {
     private readonly allowedOrigins: ReadonlySet<string>;
 
     constructor(app: AppConfig) {
@@ -24,7 +26,7 @@ function tokenGuard(strategy: string, kind: string): Type<IAuthGuard> {
 
     override canActivate(context: ExecutionContext) {
       const req = context.switchToHttp().getRequest<Request>();
-      const byCookie = strategy === REFRESH_STRATEGY || bearerToken(req) === null;
+      const byCookie = refreshOnly || bearerToken(req) === null;
       if (byCookie && !isSafeMethod(req.method) && isForeignOrigin(req, this.allowedOrigins)) {
         throw new AppException('FORBIDDEN_ORIGIN');
       }
@@ -34,7 +36,11 @@ function tokenGuard(strategy: string, kind: string): Type<IAuthGuard> {
     override handleRequest<T>(error: unknown, principal: T | false, info: unknown): T {
       if (error instanceof Error) throw error;
       if (!principal) {
-        const expired = (info as { name?: string } | undefined)?.name === 'TokenExpiredError';
+        // One failure per strategy tried: passport gives a list when the guard names several.
+        const failures = (Array.isArray(info) ? info : [info]) as Array<
+          { name?: string } | undefined
+        >;
+        const expired = failures.some((failure) => failure?.name === 'TokenExpiredError');
         throw new AppException('INVALID_TOKEN', {
           message: expired
             ? `The ${kind} token has expired`
@@ -47,5 +53,10 @@ function tokenGuard(strategy: string, kind: string): Type<IAuthGuard> {
   return TokenGuard;
 }
 
-export const AccessTokenGuard = tokenGuard(ACCESS_STRATEGY, 'access');
-export const RefreshTokenGuard = tokenGuard(REFRESH_STRATEGY, 'refresh');
+export const AccessTokenGuard = tokenGuard([ACCESS_STRATEGY], 'access');
+export const RefreshTokenGuard = tokenGuard([REFRESH_STRATEGY], 'refresh');
+/**
+ * Logout takes the access token, or failing that the refresh cookie: a user whose access token
+ * has expired can still end their sessions instead of leaving a live refresh token behind.
+ */
+export const LogoutGuard = tokenGuard([ACCESS_STRATEGY, REFRESH_STRATEGY], 'access');

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
-import { AppException } from '../../common/errors/app.exception';
 import { AccessTokensService } from '../../tokens/access-tokens.service';
 import { JWT_ALGORITHMS } from '../../tokens/jwt-signer';
 import { User } from '../../users/user.entity';
@@ -26,15 +25,14 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
     });
   }
 
-  /** Right signature and kind, and not revoked since: the user's token version still matches. */
-  async validate(payload: unknown): Promise<User> {
-    if (!AccessTokensService.isAccessClaims(payload)) throw invalid();
+  /**
+   * Right signature and kind, and not revoked since: the user's token version still matches.
+   * A refusal is `null` (passport "fail"), so a guard may go on to its next strategy; only a
+   * fault (database down) is thrown.
+   */
+  async validate(payload: unknown): Promise<User | null> {
+    if (!AccessTokensService.isAccessClaims(payload)) return null;
     const user = await this.users.findById(payload.sub);
-    if (!user || user.tokenVersion !== payload.ver) throw invalid();
-    return user;
+    return user && user.tokenVersion === payload.ver ? user : null;
   }
-}
-
-function invalid(): AppException {
-  return new AppException('INVALID_TOKEN', { message: 'The access token is invalid or revoked' });
 }

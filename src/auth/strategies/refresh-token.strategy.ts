@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
-import { AppException } from '../../common/errors/app.exception';
 import { JWT_ALGORITHMS } from '../../tokens/jwt-signer';
 import { RefreshClaims, RefreshTokensService } from '../../tokens/refresh-tokens.service';
 import { refreshToken } from './token-extractors';
@@ -23,10 +22,7 @@ export class RefreshTokenStrategy extends PassportStrategy(Strategy, REFRESH_STR
     });
   }
 
-  validate(payload: unknown): RefreshClaims {
-    if (!RefreshTokensService.isRefreshClaims(payload)) {
-      throw new AppException('INVALID_TOKEN', { message: 'The refresh token is invalid' });
-    }
-    return payload;
+  validate(payload: unknown): RefreshClaims | null {
+    return RefreshTokensService.isRefreshClaims(payload) ? payload : null;
   }
 }

@@ -65,7 +65,7 @@ export class AppValidationPipe extends ValidationPipe {
     }
     const unsafe = findUnsafeKey(value);
     if (unsafe) {
-      return fail([{ field: unsafe, message: `${unsafe} is not allowed`, malformed: true }]);
+      return fail([{ field: unsafe, message: `${unsafe} is not allowed here`, malformed: true }]);
     }
     try {
       return await super.transform(value, metadata);
@@ -102,15 +102,27 @@ export class AppValidationPipe extends ValidationPipe {
   }
 }
 
-/** Raw JSON may carry `__proto__` as an own key; it must never reach a DTO or an entity. */
-function findUnsafeKey(value: object, path = ''): string | undefined {
-  for (const key of Object.keys(value)) {
-    const field = path ? `${path}.${key}` : key;
-    if (UNSAFE_KEYS.has(key)) return field;
-    const child = (value as Record<string, unknown>)[key];
-    if (typeof child === 'object' && child !== null) {
-      const found = findUnsafeKey(child, field);
-      if (found) return found;
+/** Deeper than any DTO goes; deeper bodies are refused before anything recurses into them. */
+const MAX_DEPTH = 16;
+
+/**
+ * Raw JSON may carry `__proto__` as an own key, which must never reach a DTO or an entity, and
+ * may nest thousands of levels deep, which would overflow a recursive walk. Walked with a stack.
+ */
+function findUnsafeKey(value: object): string | undefined {
+  const pending: Array<{ node: object; path: string; depth: number }> = [
+    { node: value, path: '', depth: 1 },
+  ];
+  while (pending.length > 0) {
+    const { node, path, depth } = pending.pop()!;
+    if (depth > MAX_DEPTH) return path;
+    for (const key of Object.keys(node)) {
+      const field = path ? `${path}.${key}` : key;
+      if (UNSAFE_KEYS.has(key)) return field;
+      const child = (node as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) {
+        pending.push({ node: child, path: field, depth: depth + 1 });
+      }
     }
   }
   return undefined;

@@ -1,0 +1,37 @@
+import { IsOptional } from 'class-validator';
+import { IsPassword } from '../../common/validation/password.decorator';
+import { ApplicationUrlField, EmailField, TokenField } from './fields';
+
+export class VerifyEmailDto {
+  @TokenField()
+  token!: string;
+
+  @IsOptional()
+  @ApplicationUrlField()
+  applicationUrl?: string;
+}
+
+/** resend-verification-email and forgot-password. */
+export class EmailLinkRequestDto {
+  @EmailField()
+  email!: string;
+
+  @IsOptional()
+  @ApplicationUrlField()
+  applicationUrl?: string;
+}
+
+/** reset-password, variant A: `{ email }` alone sends a reset email. */
+export class ResetRequestDto {
+  @EmailField()
+  email!: string;
+}
+
+/** reset-password, variant B: `{ token, newPassword }` sets the password. */
+export class ResetConfirmDto {
+  @TokenField()
+  token!: string;
+
+  @IsPassword()
+  newPassword!: string;
+}

@@ -1,0 +1,38 @@
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsNotEmpty, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
+
+export const trim = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim() : value;
+
+/**
+ * A plain `local@domain`: no quoted local part, no white space, quotes, commas, brackets or
+ * backslashes. `IsEmail` alone accepts `"x\r\nBcc: y"@example.com`, which would put a line into a
+ * mail header, and `"a,b"@example.com`, which a mailer can read as two recipients.
+ */
+const PLAIN_ADDRESS = /^[^\s"(),:;<>[\\\]@]+@[^\s"(),:;<>[\\\]@]+$/;
+
+/** An email address as typed, trimmed; at most 254 characters. */
+export const EmailField = () =>
+  applyDecorators(
+    Transform(trim),
+    IsString({ message: 'email must be a string' }),
+    MaxLength(254, { message: 'email must be at most 254 characters long' }),
+    IsEmail({}, { message: 'email must be a valid email address' }),
+    Matches(PLAIN_ADDRESS, { message: 'email must be a valid email address' }),
+  );
+
+/** Where an emailed link leads; its origin is checked against APP_ORIGINS by the flow. */
+export const ApplicationUrlField = () =>
+  IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { message: 'applicationUrl must be an http(s) URL' },
+  );
+
+/** An emailed token: a non-empty string of sane length, so no lookup ever runs on an absent value. */
+export const TokenField = () =>
+  applyDecorators(
+    IsString({ message: 'token must be a string' }),
+    IsNotEmpty({ message: 'token must not be empty' }),
+    MaxLength(256, { message: 'token must be at most 256 characters long' }),
+  );

@@ -1,0 +1,72 @@
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Response } from 'express';
+import { Envelope, ok } from '../common/http/envelope';
+import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
+import { publicUser } from '../users/user.view';
+import { AuthCookies } from './auth-cookies.service';
+import {
+  EmailLinkRequestDto,
+  ResetConfirmDto,
+  ResetRequestDto,
+  VerifyEmailDto,
+} from './dto/email-flow.dto';
+import { EmailFlowsService } from './email-flows.service';
+import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
+
+/**
+ * The email flows. Each handler answers its `/auth/` path and the `/email/` aliases decisions.md
+ * lists: one handler per flow, so aliases share its code and its strict rate-limit budget.
+ */
+@Controller()
+export class EmailFlowsController {
+  constructor(
+    private readonly flows: EmailFlowsService,
+    private readonly cookies: AuthCookies,
+  ) {}
+
+  @Post(['auth/verify-email', 'email/verify-email', 'email/verify'])
+  @HttpCode(200)
+  @StrictThrottle()
+  async verifyEmail(@Body() body: VerifyEmailDto) {
+    const { user, redirectUrl } = await this.flows.verifyEmail(body.token, body.applicationUrl);
+    const data = {
+      user: { ...publicUser(user), verified_at: user.verifiedAt?.toISOString() ?? null },
+      ...(redirectUrl ? { redirect_url: redirectUrl } : {}),
+    };
+    return ok('Email verified', data);
+  }
+
+  @Post(['auth/resend-verification-email', 'email/resend-verification-email'])
+  @HttpCode(200)
+  @StrictThrottle()
+  async resendVerification(@Body() body: EmailLinkRequestDto): Promise<Envelope> {
+    await this.flows.resendVerification(body.email, body.applicationUrl);
+    return ok('Verification email sent');
+  }
+
+  @Post(['auth/forgot-password', 'email/forgot-password'])
+  @HttpCode(200)
+  @StrictThrottle()
+  async forgotPassword(@Body() body: EmailLinkRequestDto): Promise<Envelope> {
+    await this.flows.requestPasswordReset(body.email, body.applicationUrl);
+    return ok('Password reset email sent');
+  }
+
+  /** Variant A `{ email }` sends a reset email; variant B `{ token, newPassword }` sets it. */
+  @Post(['auth/reset-password', 'email/reset-password', 'email/reset'])
+  @HttpCode(200)
+  @StrictThrottle()
+  async resetPassword(
+    @Body(ResetPasswordBodyPipe) body: ResetRequestDto | ResetConfirmDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Envelope> {
+    if (body instanceof ResetRequestDto) {
+      await this.flows.requestPasswordReset(body.email);
+      return ok('Password reset email sent');
+    }
+    await this.flows.resetPassword(body.token, body.newPassword);
+    // Every session of the user has just ended, this browser's included.
+    this.cookies.clear(res);
+    return ok('Password has been reset. Log in with the new password.');
+  }
+}

@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../common/errors/app.exception';
+import { MailConfig } from '../config/config.sections';
+import { Database } from '../database/database.service';
+import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
+import { RevocationService } from '../tokens/revocation.service';
+import { TokenPurpose } from '../tokens/verification-token.entity';
+import { VerificationTokensService } from '../tokens/verification-tokens.service';
+import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { ApplicationUrlPolicy } from './application-url.policy';
+import { PasswordHasher } from './password-hasher.service';
+
+/** Email verification and password reset: emailed single-use tokens and what they unlock. */
+@Injectable()
+export class EmailFlowsService {
+  constructor(
+    private readonly database: Database,
+    private readonly users: UsersService,
+    private readonly tokens: VerificationTokensService,
+    private readonly revocation: RevocationService,
+    private readonly hasher: PasswordHasher,
+    private readonly mail: MailService,
+    private readonly mailConfig: MailConfig,
+    private readonly applicationUrls: ApplicationUrlPolicy,
+  ) {}
+
+  /** Returns the verified user and, when one was given and is allowed, where the app goes next. */
+  async verifyEmail(
+    token: string,
+    applicationUrl?: string,
+  ): Promise<{ user: User; redirectUrl?: string }> {
+    const redirectUrl = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    const user = await this.database.transaction(async (manager) => {
+      const userId = await this.tokens.consume(manager, token, 'email_verification');
+      if (!userId) throw invalidToken('verification');
+      return this.users.markEmailVerified(manager, userId);
+    });
+    return { user, redirectUrl };
+  }
+
+  /** 409 EMAIL_ALREADY_VERIFIED for a verified or unknown address (the contract's one code). */
+  async resendVerification(email: string, applicationUrl?: string): Promise<void> {
+    const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    const user = await this.users.findByEmail(email);
+    if (!user || user.emailVerified) {
+      throw new AppException('EMAIL_ALREADY_VERIFIED', {
+        message: 'The email is already verified or no account uses it',
+      });
+    }
+    await this.sendToken(user, 'email_verification', url);
+  }
+
+  /** A new link retires the older ones once it has been sent; 404 when no account uses the email. */
+  async requestPasswordReset(email: string, applicationUrl?: string): Promise<void> {
+    const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    const user = await this.users.findByEmail(email);
+    if (!user) throw new AppException('USER_NOT_FOUND');
+    const token = await this.sendToken(user, 'password_reset', url);
+    await this.database.run((manager) =>
+      this.tokens.retireOlder(manager, user.id, 'password_reset', token),
+    );
+  }
+
+  /**
+   * Sets the new password and ends every session of the user, in one transaction. Owning the
+   * inbox is proof enough of the address, so an unverified email becomes verified.
+   */
+  async resetPassword(token: string, newPassword: string): Promise<void> {
+    const passwordHash = await this.hasher.hash(newPassword);
+    await this.database.transaction(async (manager) => {
+      const userId = await this.tokens.consume(manager, token, 'password_reset');
+      if (!userId) throw invalidToken('reset');
+      await this.users.setPasswordHash(manager, userId, passwordHash);
+      await this.users.markEmailVerified(manager, userId);
+      await this.tokens.retireOlder(manager, userId, 'password_reset');
+      await this.revocation.revokeEverything(userId, manager);
+    });
+  }
+
+  /** Issues a token and mails it; a token whose mail could not be sent is deleted again. */
+  private async sendToken(
+    user: User,
+    purpose: TokenPurpose,
+    applicationUrl?: string,
+  ): Promise<string> {
+    const ttl =
+      purpose === 'password_reset' ? this.mailConfig.resetTtl : this.mailConfig.verificationTtl;
+    const token = await this.database.run((manager) =>
+      this.tokens.issue(manager, user.id, purpose, ttl),
+    );
+    const message: TokenMail = {
+      to: user.email,
+      username: user.username,
+      token,
+      applicationUrl,
+      ttl,
+    };
+    try {
+      await (purpose === 'password_reset'
+        ? this.mail.sendPasswordResetEmail(message)
+        : this.mail.sendVerificationEmail(message));
+    } catch (error) {
+      await this.tokens.discard(token);
+      if (error instanceof MailDeliveryError) throw new AppException('EMAIL_SERVICE_ERROR');
+      throw error;
+    }
+    return token;
+  }
+}
+
+function invalidToken(kind: string): AppException {
+  return new AppException('INVALID_TOKEN', {
+    message: `The ${kind} token is invalid, expired or already used`,
+  });
+}

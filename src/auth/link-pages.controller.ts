@@ -1,0 +1,54 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { compileFile, compileTemplate } from 'pug';
+import { AppConfig, SecurityConfig } from '../config/config.sections';
+import { VIEWS_DIR } from '../mail/mail.module';
+
+const PAGES = {
+  verify: compileFile(join(VIEWS_DIR, 'pages', 'verify-email.pug')),
+  reset: compileFile(join(VIEWS_DIR, 'pages', 'reset-password.pug')),
+} satisfies Record<string, compileTemplate>;
+
+/**
+ * Where an emailed link leads when the request gave no `applicationUrl`. Mail scanners open
+ * links, so a GET only shows a page; the token is used when the person presses its button.
+ */
+@Controller('auth')
+export class LinkPagesController {
+  constructor(
+    private readonly app: AppConfig,
+    private readonly security: SecurityConfig,
+  ) {}
+
+  @Get('verify-email')
+  verifyEmailPage(@Res() res: Response): void {
+    this.render(res, PAGES.verify, 'Verify your email', '/api/v1/auth/verify-email');
+  }
+
+  @Get('reset-password')
+  resetPasswordPage(@Res() res: Response): void {
+    this.render(res, PAGES.reset, 'Reset your password', '/api/v1/auth/reset-password');
+  }
+
+  private render(res: Response, page: compileTemplate, title: string, endpoint: string): void {
+    const nonce = randomBytes(16).toString('base64');
+    res.setHeader(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
+        "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
+    );
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.type('html').send(
+      page({
+        title,
+        endpoint,
+        nonce,
+        appName: this.app.appName,
+        minLength: this.security.passwordMinLength,
+      }),
+    );
+  }
+}
