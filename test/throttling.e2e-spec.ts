@@ -52,6 +52,37 @@ describe('rate limits', () => {
     });
   });
 
+  describe('the email routes', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(limits);
+    });
+    afterAll(() => t.close());
+
+    it('draw from the same strict budget through every alias', async () => {
+      const nobody = { email: 'nobody@example.com' };
+      const attempts = [
+        await t.http().post('/api/v1/auth/forgot-password').send(nobody),
+        await t.http().post('/api/v1/email/forgot-password').send(nobody),
+        await t.http().post('/api/v1/email/reset').send(nobody),
+        await t.http().post('/api/v1/email/resend-verification-email').send(nobody),
+        await t.http().post('/api/v1/email/verify').send({ token: 'nope' }),
+      ];
+      expect(attempts.map((response) => response.status)).toEqual([404, 404, 404, 409, 401]);
+      expectError(
+        await t
+          .http()
+          .post('/api/v1/auth/reset-password')
+          .send({ token: 'x', newPassword: 'new-pass' }),
+        429,
+        'RATE_LIMITED',
+      );
+      expectError(await t.http().post('/api/v1/auth/login').send(nobody), 429, 'RATE_LIMITED');
+      // The pages the emailed links open are on the general limit.
+      await t.http().get('/api/v1/auth/reset-password?token=x').expect(200);
+    });
+  });
+
   describe('the general limit', () => {
     let t: TestApp;
     beforeAll(async () => {

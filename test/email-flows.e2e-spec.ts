@@ -1,0 +1,431 @@
+import { AddressInfo, Server, Socket, createServer } from 'node:net';
+import { IsNull } from 'typeorm';
+import { VerificationToken } from '../src/tokens/verification-token.entity';
+import { User } from '../src/users/user.entity';
+import { cookiesOf, expectError, login, registerUser, uniqueUser } from './support/auth-helpers';
+import { SmtpSink } from './support/mailbox';
+import { TestApp, startTestApp } from './support/test-app';
+
+const SHOP = 'https://www.acme-shop.example.com';
+
+describe('email flows through a real SMTP server', () => {
+  let sink: SmtpSink;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    sink = await new SmtpSink().start();
+    t = await startTestApp({
+      SMTP_URL: sink.url,
+      MAIL_FROM: 'accounts@auth.example.com',
+      APP_ORIGINS: `http://localhost:5173,${SHOP}`,
+      SMTP_TIMEOUT_MS: '2000',
+    });
+  });
+  afterEach(() => {
+    sink.refuse = undefined;
+  });
+  afterAll(async () => {
+    await t.close();
+    await sink.stop();
+  });
+
+  const post = (path: string, body: object) => t.http().post(`/api/v1${path}`).send(body);
+  const liveTokens = (userId: string, purpose: string) =>
+    t.dataSource.getRepository(VerificationToken).countBy({
+      userId,
+      purpose: purpose as VerificationToken['purpose'],
+      usedAt: IsNull(),
+    });
+
+  describe('verification', () => {
+    it('mails a link on registration; the GET page does not use it; POST verifies once', async () => {
+      const { credentials, user } = await registerUser(t, uniqueUser('Verify'));
+      const mail = sink.last();
+      expect(mail.to).toBe(credentials.email);
+      expect(mail.from).toBe('accounts@auth.example.com');
+      expect(mail.subject).toBe('Verify your email for Auth Service');
+      expect(mail.link).toMatch(
+        /^http:\/\/localhost:3000\/api\/v1\/auth\/verify-email\?token=[\w-]{43}$/,
+      );
+      expect(mail.html).toContain(`href="${mail.link}"`);
+      expect(mail.text).toContain(`Hello ${credentials.username},`);
+      expect(mail.text).toContain('valid for 24 hours');
+
+      const page = await t
+        .http()
+        .get(new URL(mail.link).pathname + new URL(mail.link).search)
+        .expect(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.text).not.toContain(mail.token);
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'nonce-[\w+/=]+'/);
+
+      const verified = await post('/auth/verify-email', { token: mail.token }).expect(200);
+      expect(verified.body).toEqual({
+        success: true,
+        message: 'Email verified',
+        data: {
+          user: expect.objectContaining({
+            id: user.id,
+            email: credentials.email,
+            email_verified: true,
+            verified_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          }),
+        },
+      });
+      expectError(await post('/auth/verify-email', { token: mail.token }), 401, 'INVALID_TOKEN');
+      const session = await login(t, credentials);
+      expect(session.user).toMatchObject({ email_verified: true });
+    });
+
+    it('names the app after the applicationUrl and links there', async () => {
+      await post('/auth/register', {
+        ...uniqueUser(),
+        emailConfig: { applicationUrl: `${SHOP}/welcome?from=mail`, locale: 'en' },
+      }).expect(201);
+      const mail = sink.last();
+      expect(mail.subject).toBe('Verify your email for Acme Shop');
+      expect(mail.link).toMatch(
+        /^https:\/\/www\.acme-shop\.example\.com\/welcome\?from=mail&token=[\w-]{43}$/,
+      );
+      expect(mail.html).toContain('Acme Shop');
+    });
+
+    it('resends to an unverified account and refuses verified or unknown ones with 409', async () => {
+      const { credentials } = await registerUser(t);
+      const first = sink.last();
+      await post('/auth/resend-verification-email', {
+        email: credentials.email.toUpperCase(),
+        applicationUrl: `${SHOP}/verify`,
+      }).expect(200);
+      const second = sink.last();
+      expect(second.to).toBe(credentials.email);
+      expect(second.link.startsWith(`${SHOP}/verify?token=`)).toBe(true);
+      expect(second.token).not.toBe(first.token);
+      await post('/auth/verify-email', { token: second.token }).expect(200);
+
+      expectError(
+        await post('/auth/resend-verification-email', { email: credentials.email }),
+        409,
+        'EMAIL_ALREADY_VERIFIED',
+      );
+      expectError(
+        await post('/auth/resend-verification-email', { email: 'nobody@example.com' }),
+        409,
+        'EMAIL_ALREADY_VERIFIED',
+      );
+    });
+
+    it('refuses an applicationUrl outside APP_ORIGINS and sends nothing', async () => {
+      const { credentials } = await registerUser(t);
+      const before = sink.received.length;
+      const response = await post('/auth/resend-verification-email', {
+        email: credentials.email,
+        applicationUrl: 'https://evil.example.net/phish',
+      });
+      expectError(response, 400, 'VALIDATION_ERROR');
+      expect(response.body.details).toEqual([expect.objectContaining({ field: 'applicationUrl' })]);
+      expectError(
+        await post('/auth/forgot-password', {
+          email: credentials.email,
+          applicationUrl: 'https://acme-shop.example.com.evil.example.net/',
+        }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expect(sink.received.length).toBe(before);
+    });
+
+    it('refuses an expired verification token', async () => {
+      const { user } = await registerUser(t);
+      const mail = sink.last();
+      await t.dataSource
+        .getRepository(VerificationToken)
+        .update({ userId: user.id }, { expiresAt: new Date(Date.now() - 1000) });
+      expectError(await post('/auth/verify-email', { token: mail.token }), 401, 'INVALID_TOKEN');
+    });
+  });
+
+  describe('password reset', () => {
+    it('mails the stored address, sets the new password once, and ends every session', async () => {
+      const { credentials, user } = await registerUser(t, uniqueUser('Reset'));
+      const phone = await login(t, credentials);
+      const laptop = await login(t, credentials);
+
+      expectError(
+        await post('/auth/forgot-password', { email: 'nobody@example.com' }),
+        404,
+        'USER_NOT_FOUND',
+      );
+      await post('/auth/forgot-password', { email: ` ${credentials.email.toUpperCase()} ` }).expect(
+        200,
+      );
+      const mail = sink.last();
+      expect(mail.to).toBe(credentials.email);
+      expect(mail.subject).toBe('Reset your Auth Service password');
+      expect(mail.link).toMatch(
+        /^http:\/\/localhost:3000\/api\/v1\/auth\/reset-password\?token=[\w-]{43}$/,
+      );
+      expect(mail.text).toContain('valid for 1 hour');
+
+      const reset = await post('/auth/reset-password', {
+        token: mail.token,
+        newPassword: 'brand-new-pass',
+      });
+      expect(reset.status).toBe(200);
+      expect(reset.body).toEqual({ success: true, message: expect.stringContaining('reset') });
+      expect(cookiesOf(reset).access_token.value).toBe('');
+
+      expectError(
+        await post('/auth/reset-password', { token: mail.token, newPassword: 'another-pass' }),
+        401,
+        'INVALID_TOKEN',
+      );
+      expectError(
+        await post('/auth/login', { email: credentials.email, password: credentials.password }),
+        401,
+        'LOGIN_FAILED',
+      );
+      await post('/auth/login', { email: credentials.email, password: 'brand-new-pass' }).expect(
+        200,
+      );
+
+      for (const session of [phone, laptop]) {
+        expectError(
+          await t
+            .http()
+            .get('/api/v1/auth/verify-token')
+            .set('Authorization', `Bearer ${session.access}`),
+          401,
+          'INVALID_TOKEN',
+        );
+        expectError(
+          await t
+            .http()
+            .post('/api/v1/auth/refresh')
+            .set('Cookie', `refresh_token=${session.refresh}`),
+          401,
+          'INVALID_TOKEN',
+        );
+      }
+      const stored = await t.dataSource.getRepository(User).findOneByOrFail({ id: user.id });
+      expect(stored.emailVerified).toBe(true);
+    });
+
+    it('retires older reset links when a new one is sent', async () => {
+      const { credentials } = await registerUser(t);
+      await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+      const older = sink.last();
+      await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+      const newer = sink.last();
+      expectError(
+        await post('/auth/reset-password', { token: older.token, newPassword: 'first-pass' }),
+        401,
+        'INVALID_TOKEN',
+      );
+      await post('/auth/reset-password', { token: newer.token, newPassword: 'second-pass' }).expect(
+        200,
+      );
+    });
+
+    it('refuses an expired reset token', async () => {
+      const { credentials, user } = await registerUser(t);
+      await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+      const mail = sink.last();
+      await t.dataSource
+        .getRepository(VerificationToken)
+        .update(
+          { userId: user.id, purpose: 'password_reset' },
+          { expiresAt: new Date(Date.now() - 1000) },
+        );
+      expectError(
+        await post('/auth/reset-password', { token: mail.token, newPassword: 'new-pass-1' }),
+        401,
+        'INVALID_TOKEN',
+      );
+    });
+
+    it('keeps verification and reset tokens to their own purpose', async () => {
+      const { credentials } = await registerUser(t);
+      const verification = sink.last();
+      await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+      const reset = sink.last();
+      expectError(
+        await post('/auth/reset-password', {
+          token: verification.token,
+          newPassword: 'new-pass-1',
+        }),
+        401,
+        'INVALID_TOKEN',
+      );
+      expectError(await post('/auth/verify-email', { token: reset.token }), 401, 'INVALID_TOKEN');
+    });
+
+    it('chooses the reset-password variant by body shape and refuses any other shape', async () => {
+      const { credentials } = await registerUser(t);
+      await post('/auth/reset-password', { email: credentials.email }).expect(200);
+      const mail = sink.last();
+      expect(mail.subject).toMatch(/^Reset your/);
+      for (const body of [
+        { email: credentials.email, token: mail.token },
+        { token: mail.token },
+        { email: credentials.email, applicationUrl: `${SHOP}/reset` },
+        {},
+      ]) {
+        expectError(await post('/auth/reset-password', body), 400, 'VALIDATION_ERROR');
+      }
+      const short = await post('/auth/reset-password', { token: mail.token, newPassword: '12345' });
+      expectError(short, 400, 'VALIDATION_ERROR');
+      expect(short.body.details).toEqual([expect.objectContaining({ field: 'newPassword' })]);
+      expectError(
+        await post('/auth/reset-password', { email: 'nobody@example.com' }),
+        404,
+        'USER_NOT_FOUND',
+      );
+      expectError(
+        await post('/auth/reset-password', { token: '', newPassword: 'new-pass-1' }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      // The short password did not use the token up.
+      await post('/auth/reset-password', { token: mail.token, newPassword: 'new-pass-1' }).expect(
+        200,
+      );
+    });
+  });
+
+  it('answers every /email alias with the same handler', async () => {
+    const { credentials } = await registerUser(t);
+    await post('/email/resend-verification-email', { email: credentials.email }).expect(200);
+    await post('/email/verify-email', { token: sink.last().token }).expect(200);
+    expectError(await post('/email/verify', { token: sink.last().token }), 401, 'INVALID_TOKEN');
+    const other = await registerUser(t);
+    await post('/email/verify', { token: sink.last().token }).expect(200);
+
+    await post('/email/forgot-password', { email: credentials.email }).expect(200);
+    await post('/email/reset-password', {
+      token: sink.last().token,
+      newPassword: 'alias-pass-1',
+    }).expect(200);
+    await post('/email/reset', { email: other.credentials.email }).expect(200);
+    await post('/email/reset', { token: sink.last().token, newPassword: 'alias-pass-2' }).expect(
+      200,
+    );
+    await post('/auth/login', { email: other.credentials.email, password: 'alias-pass-2' }).expect(
+      200,
+    );
+  });
+
+  describe('when the SMTP server refuses', () => {
+    it.each([
+      [550, 'Mailbox unavailable'],
+      [451, 'Try again later'],
+    ])(
+      'answers %i with 503 EMAIL_SERVICE_ERROR and leaves no usable token',
+      async (code, message) => {
+        const { credentials, user } = await registerUser(t);
+        sink.refuse = { responseCode: code, message };
+        expectError(
+          await post('/auth/forgot-password', { email: credentials.email }),
+          503,
+          'EMAIL_SERVICE_ERROR',
+        );
+        expectError(
+          await post('/auth/resend-verification-email', { email: credentials.email }),
+          503,
+          'EMAIL_SERVICE_ERROR',
+        );
+        expect(await liveTokens(user.id, 'password_reset')).toBe(0);
+        expect(await liveTokens(user.id, 'email_verification')).toBe(1);
+
+        sink.refuse = undefined;
+        await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+        await post('/auth/reset-password', {
+          token: sink.last().token,
+          newPassword: 'after-outage',
+        }).expect(200);
+      },
+    );
+
+    it('still creates the account at registration and says the email can be requested again', async () => {
+      sink.refuse = { responseCode: 554, message: 'Rejected' };
+      const credentials = uniqueUser();
+      const response = await post('/auth/register', credentials).expect(201);
+      expect(response.body.message).toMatch(/could not be sent/);
+      sink.refuse = undefined;
+      await post('/auth/resend-verification-email', { email: credentials.email }).expect(200);
+      await post('/auth/verify-email', { token: sink.last().token }).expect(200);
+    });
+  });
+});
+
+describe('email flows when the SMTP server cannot be reached', () => {
+  let silent: Server;
+  const sockets = new Set<Socket>();
+  let closedPort: number;
+  const apps: TestApp[] = [];
+
+  beforeAll(async () => {
+    // A port nobody listens on, and a server that accepts and never says a word.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+  });
+
+  it.each([
+    ['refused connection', () => `smtp://127.0.0.1:${closedPort}`],
+    ['silent server', () => `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`],
+  ])('answers 503 EMAIL_SERVICE_ERROR for a %s instead of hanging', async (_label, url) => {
+    const t = await startTestApp({ SMTP_URL: url(), SMTP_TIMEOUT_MS: '300' });
+    apps.push(t);
+    const credentials = uniqueUser();
+    await t.http().post('/api/v1/auth/register').send(credentials).expect(201);
+    expectError(
+      await t.http().post('/api/v1/auth/forgot-password').send({ email: credentials.email }),
+      503,
+      'EMAIL_SERVICE_ERROR',
+    );
+  });
+});
+
+describe('the development outbox, as a newcomer uses it', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('registers, verifies from the .eml, resets the password from the .eml and logs in', async () => {
+    const credentials = uniqueUser('Newcomer');
+    await t.http().post('/api/v1/auth/register').send(credentials).expect(201);
+    const verification = (await t.outbox()).find((mail) => mail.to === credentials.email)!;
+    expect(verification.subject).toBe('Verify your email for Auth Service');
+    await t
+      .http()
+      .post('/api/v1/auth/verify-email')
+      .send({ token: verification.token })
+      .expect(200);
+
+    await t
+      .http()
+      .post('/api/v1/auth/forgot-password')
+      .send({ email: credentials.email })
+      .expect(200);
+    const reset = (await t.outbox()).filter((mail) => mail.to === credentials.email).at(-1)!;
+    expect(reset.subject).toBe('Reset your Auth Service password');
+    await t
+      .http()
+      .post('/api/v1/auth/reset-password')
+      .send({ token: reset.token, newPassword: 'newcomer-new-pass' })
+      .expect(200);
+    const session = await login(t, { email: credentials.email, password: 'newcomer-new-pass' });
+    expect(session.user).toMatchObject({ email_verified: true });
+  });
+});
