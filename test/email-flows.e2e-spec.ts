@@ -1,5 +1,6 @@
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { IsNull } from 'typeorm';
+import { PasswordHasher } from '../src/auth/password-hasher.service';
 import { VerificationToken } from '../src/tokens/verification-token.entity';
 import { User } from '../src/users/user.entity';
 import { cookiesOf, expectError, login, registerUser, uniqueUser } from './support/auth-helpers';
@@ -75,6 +76,57 @@ describe('email flows through a real SMTP server', () => {
       expectError(await post('/auth/verify-email', { token: mail.token }), 401, 'INVALID_TOKEN');
       const session = await login(t, credentials);
       expect(session.user).toMatchObject({ email_verified: true });
+    });
+
+    it('serves link pages that keep the token out of the HTML, caches, referrers and frames', async () => {
+      for (const path of ['/api/v1/auth/verify-email', '/api/v1/auth/reset-password']) {
+        const page = await t.http().get(`${path}?token=secret-token-value`).expect(200);
+        expect(page.text).not.toContain('secret-token-value');
+        expect(page.headers['cache-control']).toBe('no-store');
+        expect(page.headers['referrer-policy']).toBe('no-referrer');
+        const csp = page.headers['content-security-policy'];
+        expect(csp).toContain("default-src 'none'");
+        expect(csp).toContain("frame-ancestors 'none'");
+        expect(csp).toContain("connect-src 'self'");
+        // The button posts to the page's own path, which also works behind a path prefix.
+        expect(page.text).toContain('window.location.pathname');
+      }
+    });
+
+    it('answers two parallel uses of one verification token with exactly one success', async () => {
+      await registerUser(t);
+      const { token } = sink.last();
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => post('/auth/verify-email', { token })),
+      );
+      expect(results.map((response) => response.status).sort()).toEqual([
+        200, 401, 401, 401, 401, 401,
+      ]);
+    });
+
+    it('echoes an allowed applicationUrl in its normalised form and refuses credentials in it', async () => {
+      await registerUser(t);
+      const { token } = sink.last();
+      const verified = await post('/auth/verify-email', {
+        token,
+        applicationUrl: 'HTTP://LOCALHOST:5173/next?step=2',
+      }).expect(200);
+      expect(verified.body.data.redirect_url).toBe('http://localhost:5173/next?step=2');
+
+      const { credentials } = await registerUser(t);
+      for (const applicationUrl of [
+        'http://evil.example:pw@localhost:5173/verify',
+        'https://evil.example.net/verify',
+      ]) {
+        expectError(
+          await post('/auth/resend-verification-email', {
+            email: credentials.email,
+            applicationUrl,
+          }),
+          400,
+          'VALIDATION_ERROR',
+        );
+      }
     });
 
     it('names the app after the applicationUrl and links there', async () => {
@@ -225,6 +277,70 @@ describe('email flows through a real SMTP server', () => {
       await post('/auth/reset-password', { token: newer.token, newPassword: 'second-pass' }).expect(
         200,
       );
+    });
+
+    it('leaves exactly one working link after parallel reset requests', async () => {
+      const { credentials, user } = await registerUser(t);
+      const before = sink.received.length;
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          post('/auth/forgot-password', { email: credentials.email }),
+        ),
+      );
+      expect(answers.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(sink.received.length).toBe(before + 5);
+      expect(await liveTokens(user.id, 'password_reset')).toBe(1);
+      const tokens = sink.received.slice(before).map((mail) => mail.token);
+      const uses = await Promise.all(
+        tokens.map((token) =>
+          post('/auth/reset-password', { token, newPassword: 'parallel-pass' }),
+        ),
+      );
+      expect(uses.map((response) => response.status).sort()).toEqual([200, 401, 401, 401, 401]);
+    });
+
+    it('answers parallel uses of one reset token with exactly one success', async () => {
+      const { credentials } = await registerUser(t);
+      await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+      const { token } = sink.last();
+      const uses = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          post('/auth/reset-password', { token, newPassword: `pass-${i}-x` }),
+        ),
+      );
+      expect(uses.map((response) => response.status).sort()).toEqual([
+        200, 401, 401, 401, 401, 401,
+      ]);
+    });
+
+    it('gives no session to a login whose password was reset while it was being checked', async () => {
+      const { credentials } = await registerUser(t);
+      await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+      const { token } = sink.last();
+      const hasher = t.app.get(PasswordHasher);
+      const verify = hasher.verify.bind(hasher);
+      // The real check runs; the reset commits right after it, before the session is created.
+      const spy = jest.spyOn(hasher, 'verify').mockImplementationOnce(async (password, hash) => {
+        const result = await verify(password, hash);
+        await post('/auth/reset-password', { token, newPassword: 'reset-during-login' }).expect(
+          200,
+        );
+        return result;
+      });
+      try {
+        const raced = await post('/auth/login', {
+          email: credentials.email,
+          password: credentials.password,
+        });
+        expectError(raced, 401, 'LOGIN_FAILED');
+        expect(raced.headers['set-cookie']).toBeUndefined();
+      } finally {
+        spy.mockRestore();
+      }
+      await post('/auth/login', {
+        email: credentials.email,
+        password: 'reset-during-login',
+      }).expect(200);
     });
 
     it('refuses an expired reset token', async () => {

@@ -14,20 +14,25 @@ export class ApplicationUrlPolicy {
     this.allowed = new Set(app.appOrigins);
   }
 
+  /**
+   * Returns the URL in its normalised form (what the email links to and what is echoed back), or
+   * refuses it. A URL with `user:password@` is refused: it can make an allowed origin read like
+   * another host in a mail client.
+   */
   check(url: string | undefined, field: string): string | undefined {
     if (url === undefined) return undefined;
-    let origin: string | undefined;
+    let parsed: URL | undefined;
     try {
-      origin = new URL(url).origin;
+      parsed = new URL(url);
     } catch {
-      origin = undefined;
+      parsed = undefined;
     }
-    if (origin === undefined || !this.allowed.has(origin)) {
+    if (!parsed || parsed.username || parsed.password || !this.allowed.has(parsed.origin)) {
       throw new AppException('VALIDATION_ERROR', {
         message: 'The application URL is not allowed',
         details: [{ field, message: `${field} must point at an allowed application origin` }],
       });
     }
-    return url;
+    return parsed.href;
   }
 }

@@ -93,8 +93,9 @@ export class AuthService {
     const user = await this.users.findByEmail(input.email);
     const valid = await this.hasher.verify(input.password, user?.passwordHash);
     if (!user || !valid) throw new AppException('LOGIN_FAILED');
-    const refresh = await this.refreshTokens.issue(user.id);
-    return this.session(user, refresh.token, refresh.expiresIn);
+    const started = await this.refreshTokens.start(user.id, user.passwordHash);
+    if (!started) throw new AppException('LOGIN_FAILED');
+    return this.session(started.user, started.refresh.token, started.refresh.expiresIn);
   }
 
   async refresh(claims: RefreshClaims): Promise<Session> {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../common/errors/app.exception';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
@@ -14,6 +14,8 @@ import { PasswordHasher } from './password-hasher.service';
 /** Email verification and password reset: emailed single-use tokens and what they unlock. */
 @Injectable()
 export class EmailFlowsService {
+  private readonly logger = new Logger(EmailFlowsService.name);
+
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
@@ -57,7 +59,7 @@ export class EmailFlowsService {
     const user = await this.users.findByEmail(email);
     if (!user) throw new AppException('USER_NOT_FOUND');
     const token = await this.sendToken(user, 'password_reset', url);
-    await this.database.run((manager) =>
+    await this.database.transaction((manager) =>
       this.tokens.retireOlder(manager, user.id, 'password_reset', token),
     );
   }
@@ -101,7 +103,10 @@ export class EmailFlowsService {
         ? this.mail.sendPasswordResetEmail(message)
         : this.mail.sendVerificationEmail(message));
     } catch (error) {
-      await this.tokens.discard(token);
+      await this.tokens.discard(token).catch(() => {
+        // Never sent, so nobody holds it; it expires unused. The mail failure is the answer.
+        this.logger.warn(`Could not delete an unsent ${purpose} token of ${user.id}`);
+      });
       if (error instanceof MailDeliveryError) throw new AppException('EMAIL_SERVICE_ERROR');
       throw error;
     }

@@ -24,15 +24,15 @@ export class LinkPagesController {
 
   @Get('verify-email')
   verifyEmailPage(@Res() res: Response): void {
-    this.render(res, PAGES.verify, 'Verify your email', '/api/v1/auth/verify-email');
+    this.render(res, PAGES.verify, 'Verify your email');
   }
 
   @Get('reset-password')
   resetPasswordPage(@Res() res: Response): void {
-    this.render(res, PAGES.reset, 'Reset your password', '/api/v1/auth/reset-password');
+    this.render(res, PAGES.reset, 'Reset your password');
   }
 
-  private render(res: Response, page: compileTemplate, title: string, endpoint: string): void {
+  private render(res: Response, page: compileTemplate, title: string): void {
     const nonce = randomBytes(16).toString('base64');
     res.setHeader(
       'Content-Security-Policy',
@@ -44,7 +44,6 @@ export class LinkPagesController {
     res.type('html').send(
       page({
         title,
-        endpoint,
         nonce,
         appName: this.app.appName,
         minLength: this.security.passwordMinLength,

@@ -119,6 +119,19 @@ describe('loadConfig', () => {
     ).toThrow(expect.objectContaining({ message: expect.not.stringContaining('hunter2') }));
   });
 
+  it('requires SMTP in production unless the outbox is chosen on purpose', () => {
+    const production = { ...SECRETS, NODE_ENV: 'production', DATA_DIR: dataDir };
+    expect(() => loadConfig(production)).toThrow(
+      'Invalid configuration: SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)',
+    );
+    expect(
+      loadConfig({ ...production, SMTP_URL: 'smtps://u:p@mail.example.com' }).mail.smtpUrl,
+    ).toBe('smtps://u:p@mail.example.com');
+    expect(
+      loadConfig({ ...production, MAIL_OUTBOX_DIR: join(dataDir, 'out') }).mail.outboxDir,
+    ).toBe(join(dataDir, 'out'));
+  });
+
   it('generates the secrets once outside production and keeps them in the data folder', () => {
     const first = loadConfig({ DATA_DIR: dataDir });
     const second = loadConfig({ DATA_DIR: dataDir });

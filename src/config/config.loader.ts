@@ -55,7 +55,7 @@ export function loadConfig(env: RawEnv): Config {
       passwordMinLength: read.int('PASSWORD_MIN_LENGTH', 6, 6, 72),
     },
     mail: {
-      smtpUrl: readSmtpUrl(read),
+      smtpUrl: readSmtpUrl(read, production),
       outboxDir: resolve(read.string('MAIL_OUTBOX_DIR') ?? join(dataDir, 'mail')),
       from: read.string('MAIL_FROM') ?? 'no-reply@localhost',
       verificationTtl: read.int('EMAIL_VERIFICATION_TTL', DAY, 60, 30 * DAY),
@@ -150,10 +150,20 @@ function refuseUnsupported(read: EnvReader): void {
   }
 }
 
-function readSmtpUrl(read: EnvReader): string | undefined {
+/**
+ * In production, mail that silently lands in files (holding live tokens) while the API says
+ * "sent" is a fault: the outbox must be chosen on purpose there, by setting MAIL_OUTBOX_DIR.
+ */
+function readSmtpUrl(read: EnvReader, production: boolean): string | undefined {
   const url = read.string('SMTP_URL');
   if (url !== undefined && !/^smtps?:\/\/[^/]+/.test(url)) {
     throw new ConfigError('SMTP_URL', 'must look like smtp://user:pass@host:port');
+  }
+  if (url === undefined && production && read.string('MAIL_OUTBOX_DIR') === undefined) {
+    throw new ConfigError(
+      'SMTP_URL',
+      'is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)',
+    );
   }
   return url;
 }

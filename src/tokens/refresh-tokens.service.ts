@@ -48,11 +48,22 @@ export class RefreshTokensService {
     this.signer = new JwtSigner(jwt.refreshSecret, 'refresh');
   }
 
-  /** A new session family, at login. */
-  issue(userId: string): Promise<IssuedRefreshToken> {
-    return this.database.run((manager) =>
-      this.insert(manager, userId, randomUUID(), randomToken(), new Date()),
-    );
+  /**
+   * A new session family, at login. The password was checked before (that takes a while); here,
+   * with the user row held, the hash must still be the one that was checked, so a login racing a
+   * password reset cannot end up with a session the reset did not revoke. Returns the user as
+   * read under lock, to sign the access token from, or null if the password changed meanwhile.
+   */
+  start(
+    userId: string,
+    checkedHash: string,
+  ): Promise<{ user: User; refresh: IssuedRefreshToken } | null> {
+    return this.database.transaction(async (manager) => {
+      const user = await this.users.lockById(manager, userId);
+      if (!user || user.passwordHash !== checkedHash) return null;
+      const refresh = await this.insert(manager, userId, randomUUID(), randomToken(), new Date());
+      return { user, refresh };
+    });
   }
 
   /**

@@ -65,8 +65,9 @@ export class VerificationTokensService {
   }
 
   /**
-   * Retires the user's live tokens of this purpose issued before `token` (all of them when no
-   * token is given), so only the newest reset link works.
+   * Retires the user's other live tokens of this purpose issued no later than `token`, so only
+   * the newest link works; with no `token`, all of them. If `token` itself has been retired by a
+   * newer request meanwhile, nothing is retired: that request keeps its link.
    */
   async retireOlder(
     manager: EntityManager,
@@ -74,10 +75,15 @@ export class VerificationTokensService {
     purpose: TokenPurpose,
     token?: string,
   ): Promise<void> {
-    const live = await manager.findBy(VerificationToken, { userId, purpose, usedAt: IsNull() });
-    const keep = token === undefined ? undefined : live.find((row) => row.id === hashToken(token));
+    const live = await manager.find(VerificationToken, {
+      where: { userId, purpose, usedAt: IsNull() },
+      lock: this.database.rowLock,
+    });
+    const keepId = token === undefined ? undefined : hashToken(token);
+    const keep = live.find((row) => row.id === keepId);
+    if (keepId !== undefined && keep === undefined) return;
     const older = live.filter(
-      (row) => keep === undefined || (row.id !== keep.id && row.createdAt < keep.createdAt),
+      (row) => keep === undefined || (row.id !== keep.id && row.createdAt <= keep.createdAt),
     );
     if (older.length === 0) return;
     await manager.update(
