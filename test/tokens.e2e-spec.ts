@@ -1,7 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import * as jwt from 'jsonwebtoken';
 import { RefreshTokensService } from '../src/tokens/refresh-tokens.service';
-import { LoggedIn, cookiesOf, expectError, login, registerAndLogin } from './support/auth-helpers';
+import {
+  LoggedIn,
+  cookiesOf,
+  expectError,
+  login,
+  refreshWith,
+  registerAndLogin,
+} from './support/auth-helpers';
 import { ACCESS_SECRET, REFRESH_SECRET, TestApp, startTestApp } from './support/test-app';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -166,8 +173,7 @@ describe('refresh rotation and logout', () => {
   });
   afterAll(() => t.close());
 
-  const refresh = (token: string) =>
-    t.http().post('/api/v1/auth/refresh').set('Cookie', `refresh_token=${token}`);
+  const refresh = (token: string) => refreshWith(t, token);
 
   it('rotates: new cookies, the user in the body, the old token retired', async () => {
     const session = await registerAndLogin(t);
@@ -335,16 +341,11 @@ describe('refresh-token reuse after the grace window', () => {
   });
   afterAll(() => t.close());
 
-  const refresh = (token: string) =>
-    t.http().post('/api/v1/auth/refresh').set('Cookie', `refresh_token=${token}`);
+  const refresh = (token: string) => refreshWith(t, token);
 
   it('treats a late copy as theft: the family and its access tokens are revoked', async () => {
     const victim = await registerAndLogin(t);
-    const otherDevice = await t
-      .http()
-      .post('/api/v1/auth/login')
-      .send({ email: victim.credentials.email, password: victim.credentials.password })
-      .expect(200);
+    const otherDevice = await login(t, victim.credentials);
     const rotated = cookiesOf(await refresh(victim.refresh).expect(200));
 
     await new Promise((resolve) => setTimeout(resolve, 2100));
@@ -363,7 +364,7 @@ describe('refresh-token reuse after the grace window', () => {
       'INVALID_TOKEN',
     );
     // Another device keeps its session: it renews through its own refresh token.
-    const renewed = await refresh(cookiesOf(otherDevice).refresh_token.value).expect(200);
+    const renewed = await refresh(otherDevice.refresh).expect(200);
     await t
       .http()
       .get('/api/v1/auth/verify-token')

@@ -57,6 +57,11 @@ export async function registerAndLogin(t: TestApp, credentials = uniqueUser()): 
   return { ...(await login(t, credentials)), credentials };
 }
 
+/** POST /auth/refresh with this refresh token as the browser would send it. */
+export function refreshWith(t: TestApp, token: string) {
+  return t.http().post('/api/v1/auth/refresh').set('Cookie', `refresh_token=${token}`);
+}
+
 /** Every failure body is the envelope with this code and nothing else. */
 export function expectError(response: Response, status: number, code: string): void {
   expect({ status: response.status, body: response.body }).toMatchObject({
