@@ -28,8 +28,8 @@ export default tseslint.config(
     },
   },
   {
-    // Plain Node scripts: not part of the TypeScript project, so linted without type information.
-    files: ['scripts/**/*.js'],
+    // Plain Node files (scripts, the bcrypt worker): linted without type information.
+    files: ['scripts/**/*.js', 'src/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

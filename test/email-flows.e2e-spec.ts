@@ -1,6 +1,6 @@
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { IsNull } from 'typeorm';
-import { PasswordHasher } from '../src/auth/password-hasher.service';
+import { PasswordHasher } from '../src/auth/hashing/password-hasher.service';
 import { VerificationToken } from '../src/tokens/verification-token.entity';
 import { User } from '../src/users/user.entity';
 import { cookiesOf, expectError, login, registerUser, uniqueUser } from './support/auth-helpers';

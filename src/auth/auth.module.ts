@@ -13,7 +13,7 @@ import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LinkPagesController } from './link-pages.controller';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
-import { PasswordHasher } from './password-hasher.service';
+import { PasswordHasher } from './hashing/password-hasher.service';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
 

@@ -13,7 +13,7 @@ import { SessionTokens } from './auth-cookies.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { LoginDto } from './dto/login.dto';
 import { RegisterDto } from './dto/register.dto';
-import { PasswordHasher } from './password-hasher.service';
+import { PasswordHasher } from './hashing/password-hasher.service';
 
 export interface Session {
   user: User;

@@ -9,7 +9,7 @@ import { VerificationTokensService } from '../tokens/verification-tokens.service
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
-import { PasswordHasher } from './password-hasher.service';
+import { PasswordHasher } from './hashing/password-hasher.service';
 
 /** Email verification and password reset: emailed single-use tokens and what they unlock. */
 @Injectable()

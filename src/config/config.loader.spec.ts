@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from './config.loader';
 
@@ -29,7 +29,12 @@ describe('loadConfig', () => {
     expect(config.jwt).toMatchObject({ accessTtl: 900, refreshTtl: 604800, refreshReuseGrace: 10 });
     expect(config.cookies).toEqual({ secure: true, sameSite: 'lax' });
     expect(config.throttle).toEqual({ ttl: 900, limit: 50, authLimit: 5 });
-    expect(config.security).toEqual({ bcryptCost: 10, passwordMinLength: 6 });
+    expect(config.security).toEqual({
+      bcryptCost: 10,
+      passwordMinLength: 6,
+      hashThreads: availableParallelism(),
+      hashQueueLimit: 64 * availableParallelism(),
+    });
     expect(config.mail).toMatchObject({
       smtpUrl: undefined,
       outboxDir: join(dataDir, 'mail'),

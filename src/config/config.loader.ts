@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { compile as compileProxyList } from 'proxy-addr';
 import { Config, TrustProxySetting } from './config.sections';
@@ -53,6 +54,8 @@ export function loadConfig(env: RawEnv): Config {
       bcryptCost: read.int('BCRYPT_COST', 10, 4, 15),
       // bcrypt reads 72 bytes at most, so a longer minimum could never be met.
       passwordMinLength: read.int('PASSWORD_MIN_LENGTH', 6, 6, 72),
+      hashThreads: read.int('HASH_THREADS', availableParallelism(), 1, 64),
+      hashQueueLimit: read.int('HASH_QUEUE_LIMIT', 64 * availableParallelism(), 1, 100_000),
     },
     mail: {
       smtpUrl: readSmtpUrl(read, production),

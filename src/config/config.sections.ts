@@ -45,6 +45,10 @@ export class ThrottleConfig {
 export class SecurityConfig {
   readonly bcryptCost!: number;
   readonly passwordMinLength!: number;
+  /** Worker threads hashing passwords. */
+  readonly hashThreads!: number;
+  /** Hash jobs that may wait for a thread before login and register answer 503. */
+  readonly hashQueueLimit!: number;
 }
 
 export class MailConfig {
