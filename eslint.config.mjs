@@ -40,6 +40,9 @@ export default tseslint.config(
         console: 'readonly',
         Buffer: 'readonly',
         URL: 'readonly',
+        __dirname: 'readonly',
+        setTimeout: 'readonly',
+        module: 'writable',
       },
     },
     rules: {

@@ -29,6 +29,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   const config = app.get(AppConfig);
 
   app.disable('x-powered-by');
+  // Responses are small, personal and not cacheable: hashing each body for an ETag is waste.
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(helmet());
   app.enableCors({

@@ -49,6 +49,8 @@ export class SecurityConfig {
   readonly hashThreads!: number;
   /** Hash jobs that may wait for a thread before login and register answer 503. */
   readonly hashQueueLimit!: number;
+  /** Seconds a user (and their token version) may be served from memory; 0 turns it off. */
+  readonly userCacheTtl!: number;
 }
 
 export class MailConfig {

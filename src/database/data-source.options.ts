@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { RefreshSession } from '../tokens/refresh-session.entity';
@@ -31,19 +31,8 @@ export function buildDataSourceOptions(url: string, poolSize: number): DataSourc
     if (file === ':memory:') return { ...common, type: 'sqljs' };
     const location = resolve(file);
     mkdirSync(dirname(location), { recursive: true });
-    return {
-      ...common,
-      type: 'sqljs',
-      location,
-      autoSave: true,
-      // Write beside the file and rename, so a crash mid-save never leaves a torn database;
-      // readable by the owner only, as it holds password hashes.
-      autoSaveCallback: (data: Uint8Array) => {
-        const temporary = `${location}.tmp`;
-        writeFileSync(temporary, data, { mode: 0o600 });
-        renameSync(temporary, location);
-      },
-    };
+    // Loaded from `location`; saved by SqljsPersistence (batched), not by TypeORM's autosave.
+    return { ...common, type: 'sqljs', location, autoSave: false };
   }
   return {
     ...common,

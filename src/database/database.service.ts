@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions } from 'typeorm';
 import { AppException } from '../common/errors/app.exception';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
+import { SqljsPersistence } from './sqljs-persistence';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
 
@@ -12,12 +13,27 @@ export type Work<T> = (manager: EntityManager) => Promise<T>;
  * becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors.
  */
 @Injectable()
-export class Database {
+export class Database implements OnApplicationShutdown {
   private readonly serialized: boolean;
+  private readonly persistence: SqljsPersistence | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Callbacks to run once the transaction a manager belongs to has committed. */
+  private readonly commitHooks = new WeakMap<EntityManager, Array<() => void>>();
 
   constructor(private readonly dataSource: DataSource) {
     this.serialized = dataSource.options.type === 'sqljs';
+    const location = dataSource.options.type === 'sqljs' ? dataSource.options.location : undefined;
+    this.persistence = location
+      ? new SqljsPersistence(dataSource, location, (task) =>
+          this.enqueue(() => Promise.resolve().then(task)),
+        )
+      : undefined;
+    // The migrations that just ran at boot.
+    this.persistence?.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.persistence?.flush();
   }
 
   /** Reads and single-statement writes. */
@@ -33,8 +49,14 @@ export class Database {
   transaction<T>(work: Work<T>): Promise<T> {
     return this.schedule(async () => {
       for (let attempt = 1; ; attempt++) {
+        const hooks: Array<() => void> = [];
         try {
-          return await this.dataSource.transaction(work);
+          const result = await this.dataSource.transaction((manager) => {
+            this.commitHooks.set(manager, hooks);
+            return work(manager);
+          });
+          for (const hook of hooks) hook();
+          return result;
         } catch (error) {
           if (!isTransientConflict(error)) throw error;
           if (attempt === 3) {
@@ -49,6 +71,16 @@ export class Database {
   }
 
   /**
+   * Runs `hook` once the transaction `manager` belongs to has committed (caches are cleared
+   * after the change is visible, not before). Outside a transaction this is a programming error.
+   */
+  afterCommit(manager: EntityManager, hook: () => void): void {
+    const hooks = this.commitHooks.get(manager);
+    if (!hooks) throw new Error('afterCommit needs a manager from Database.transaction()');
+    hooks.push(hook);
+  }
+
+  /**
    * `FOR UPDATE` on MySQL, so a read inside a transaction sees (and holds) the latest committed
    * row rather than the transaction's snapshot. sql.js needs none: its work is serialized.
    */
@@ -56,15 +88,31 @@ export class Database {
     return this.serialized ? undefined : { mode: 'pessimistic_write' };
   }
 
+  /**
+   * The clause for a shared row lock: waits for a writer of the row, lets other readers through.
+   * `LOCK IN SHARE MODE` is understood by MySQL 5.7 and 8 and by MariaDB; TypeORM would write
+   * `FOR SHARE` for any server whose version number is 8 or more, which MariaDB 10/11 refuses.
+   */
+  get sharedLockClause(): string {
+    return this.serialized ? '' : ' LOCK IN SHARE MODE';
+  }
+
   async ping(): Promise<void> {
     await this.run((manager) => manager.query('SELECT 1'));
+  }
+
+  /** One unit at a time, in order (sql.js). */
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(task);
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
   private async schedule<T>(task: () => Promise<T>): Promise<T> {
     try {
       if (!this.serialized) return await task();
-      const result = this.queue.then(task);
-      this.queue = result.catch(() => undefined);
+      const result = this.enqueue(task);
+      this.persistence?.schedule();
       return await result;
     } catch (error) {
       if (isConnectionFailure(error)) {

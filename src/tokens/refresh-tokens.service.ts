@@ -59,8 +59,9 @@ export class RefreshTokensService {
     checkedHash: string,
   ): Promise<{ user: User; refresh: IssuedRefreshToken } | null> {
     return this.database.transaction(async (manager) => {
-      const user = await this.users.lockById(manager, userId);
-      if (!user || user.passwordHash !== checkedHash) return null;
+      if ((await this.users.passwordHashShared(manager, userId)) !== checkedHash) return null;
+      const user = await manager.findOneBy(User, { id: userId });
+      if (!user) return null;
       const refresh = await this.insert(manager, userId, randomUUID(), randomToken(), new Date());
       return { user, refresh };
     });
@@ -79,8 +80,10 @@ export class RefreshTokensService {
       if (!presented || !this.belongs(presented, claims, now)) return { outcome: 'invalid' };
       const result = await this.successor(manager, presented, claims, now);
       if (result.outcome !== 'rotated') return result;
-      // Sessions first, then the user row: the order every revocation takes too.
-      const user = await this.users.lockById(manager, claims.sub);
+      // Read inside the transaction that holds the session row: every revocation must lock that
+      // row too (sessions first, then the user), so none can commit between this read and the
+      // commit, and the access token signed from it cannot outlive a logout.
+      const user = await manager.findOneBy(User, { id: claims.sub });
       return user ? { ...result, user } : { outcome: 'invalid' };
     });
   }

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [DatabaseModule],
+  imports: [ConfigSectionsModule, DatabaseModule],
   providers: [UsersService],
   exports: [UsersService],
 })

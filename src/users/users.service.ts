@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { SecurityConfig } from '../config/config.sections';
 import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
 import { cleanEmail, normalizeEmail, normalizeUsername } from './identity.normalizer';
+import { UserCache } from './user-cache';
 import { USER_ROLE, User } from './user.entity';
 
 export interface NewUser {
@@ -31,10 +33,26 @@ function newUserId(): string {
 /** Users and their lookups. Knows nothing of tokens or how anyone logs in. */
 @Injectable()
 export class UsersService {
-  constructor(private readonly database: Database) {}
+  private readonly cache: UserCache;
+
+  constructor(
+    private readonly database: Database,
+    security: SecurityConfig,
+  ) {
+    this.cache = new UserCache(security.userCacheTtl * 1000);
+  }
 
   findById(id: string): Promise<User | null> {
     return this.database.run((manager) => manager.findOneBy(User, { id }));
+  }
+
+  /**
+   * For token checks on every request: served from memory when warm. Every change to a user
+   * made through this service clears its entry once committed, so a revoked token version is
+   * never served after its logout has answered.
+   */
+  findByIdCached(id: string): Promise<User | null> {
+    return this.cache.getOrLoad(id, () => this.findById(id));
   }
 
   findByEmail(email: string): Promise<User | null> {
@@ -43,11 +61,15 @@ export class UsersService {
   }
 
   /**
-   * Reads the user inside the caller's transaction, holding the row (MySQL) until it commits, so a
-   * token signed from it cannot carry a version a concurrent logout has already retired.
+   * The user's current password hash, read inside the caller's transaction under a shared lock
+   * (MySQL): a password reset in progress is waited for, other logins are not.
    */
-  lockById(manager: EntityManager, id: string): Promise<User | null> {
-    return manager.findOne(User, { where: { id }, lock: this.database.rowLock });
+  async passwordHashShared(manager: EntityManager, id: string): Promise<string | undefined> {
+    const rows: unknown = await manager.query(
+      `SELECT password_hash AS hash FROM users WHERE id = ?${this.database.sharedLockClause}`,
+      [id],
+    );
+    return (rows as Array<{ hash: string }>)[0]?.hash;
   }
 
   /**
@@ -81,6 +103,7 @@ export class UsersService {
 
   /** Marks the email verified (once: a later call keeps the first `verifiedAt`). */
   async markEmailVerified(manager: EntityManager, userId: string): Promise<User> {
+    this.changed(manager, userId);
     const now = new Date();
     await manager.update(
       User,
@@ -100,12 +123,19 @@ export class UsersService {
 
   /** Invalidates every access token issued to the user so far. */
   async revokeAccessTokens(manager: EntityManager, userId: string): Promise<void> {
+    this.changed(manager, userId);
     await manager
       .createQueryBuilder()
       .update(User)
       .set({ tokenVersion: () => 'token_version + 1', updatedAt: new Date() })
       .where('id = :userId', { userId })
       .execute();
+  }
+
+  /** Clears the cached user now and again once the transaction has committed. */
+  private changed(manager: EntityManager, userId: string): void {
+    this.cache.invalidate(userId);
+    this.database.afterCommit(manager, () => this.cache.invalidate(userId));
   }
 
   private async conflictOf(manager: EntityManager, user: User): Promise<Conflict> {

@@ -9,6 +9,7 @@ function hasher(overrides: Partial<SecurityConfig> = {}): PasswordHasher {
     passwordMinLength: 6,
     hashThreads: 2,
     hashQueueLimit: 64,
+    userCacheTtl: 0,
     ...overrides,
   });
 }
@@ -16,7 +17,7 @@ function hasher(overrides: Partial<SecurityConfig> = {}): PasswordHasher {
 describe('PasswordHasher', () => {
   const subject = hasher();
   beforeAll(() => subject.onModuleInit());
-  afterAll(() => subject.onModuleDestroy());
+  afterAll(() => subject.onApplicationShutdown());
 
   it('hashes at the configured cost and verifies', async () => {
     const hash = await subject.hash('secret-pass');
@@ -47,7 +48,7 @@ describe('PasswordHasher', () => {
 
 describe('PasswordHasher with a full queue', () => {
   const small = hasher({ bcryptCost: 10, hashThreads: 1, hashQueueLimit: 2 });
-  afterAll(() => small.onModuleDestroy());
+  afterAll(() => small.onApplicationShutdown());
 
   it('refuses at once with 503 SERVICE_UNAVAILABLE and Retry-After instead of queueing', async () => {
     const outcomes = await Promise.allSettled(

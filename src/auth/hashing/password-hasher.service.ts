@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { AppException } from '../../common/errors/app.exception';
@@ -16,7 +16,7 @@ type BcryptTask =
  * `Retry-After` at once instead of letting every caller wait longer and longer.
  */
 @Injectable()
-export class PasswordHasher implements OnModuleInit, OnModuleDestroy {
+export class PasswordHasher implements OnModuleInit, OnApplicationShutdown {
   private readonly pool: Piscina<BcryptTask, string | boolean | number>;
   /** A real hash at the configured cost: an unknown email costs as much as a wrong password. */
   private dummyHash = '';
@@ -35,7 +35,8 @@ export class PasswordHasher implements OnModuleInit, OnModuleDestroy {
     this.dummyHash = await this.hash('timing-equaliser');
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After the HTTP server has stopped taking requests, so no hash in flight is cut short. */
+  async onApplicationShutdown(): Promise<void> {
     await this.pool.destroy();
   }
 
@@ -63,8 +64,14 @@ export class PasswordHasher implements OnModuleInit, OnModuleDestroy {
     try {
       return await this.pool.run(task);
     } catch (error) {
-      // piscina refuses a task when its queue is at the limit (a race with the check above).
-      if (error instanceof Error && /queue is at limit/i.test(error.message)) throw busy();
+      // piscina refuses a task when its queue is at the limit (a race with the check above), and
+      // aborts queued ones when the service stops: both are "try again", not faults.
+      if (
+        error instanceof Error &&
+        /queue is at limit|aborted|Terminating worker/i.test(error.message)
+      ) {
+        throw busy();
+      }
       throw error;
     }
   }

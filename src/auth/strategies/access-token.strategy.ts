@@ -32,7 +32,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
    */
   async validate(payload: unknown): Promise<User | null> {
     if (!AccessTokensService.isAccessClaims(payload)) return null;
-    const user = await this.users.findById(payload.sub);
+    const user = await this.users.findByIdCached(payload.sub);
     return user && user.tokenVersion === payload.ver ? user : null;
   }
 }

@@ -4,6 +4,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { ConfigSectionsModule } from '../../config/config.module';
 import { ThrottleConfig } from '../../config/config.sections';
 import { AppThrottlerGuard } from './app-throttler.guard';
+import { SlidingWindowStorage } from './sliding-window.storage';
 import { isStrictlyThrottled } from './strict-throttle.decorator';
 
 /**
@@ -18,6 +19,7 @@ import { isStrictlyThrottled } from './strict-throttle.decorator';
       imports: [ConfigSectionsModule],
       inject: [ThrottleConfig],
       useFactory: (throttle: ThrottleConfig) => ({
+        storage: new SlidingWindowStorage(),
         setHeaders: false,
         generateKey: (_context, tracker, name) => `${name}:${tracker}`,
         throttlers: [

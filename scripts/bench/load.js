@@ -1,0 +1,95 @@
+'use strict';
+// Load helpers for the bench: autocannon runs reduced to the figures the report needs.
+const http = require('node:http');
+const autocannon = require('autocannon');
+
+function runAutocannon(options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ ...options, timeout: 30 }, (error, result) => {
+      if (error) return reject(error);
+      const seconds = result.duration || options.duration;
+      resolve({
+        rps: result['2xx'] / seconds,
+        ok: result['2xx'] / seconds,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        failures: result.non2xx + result.errors + result.timeouts,
+      });
+    });
+  });
+}
+
+/** verify-token at a fixed request rate, for latency under a steady load (not at saturation). */
+async function verifyAtRate(server, rate, duration) {
+  const { access } = await server.session();
+  return runAutocannon({
+    url: `${server.url}/api/v1/auth/verify-token`,
+    connections: 10,
+    overallRate: rate,
+    duration,
+    headers: { authorization: `Bearer ${access}` },
+  });
+}
+
+/** Runs a measurement `runs` times and keeps, for every figure, the median. */
+async function measure(runs, once) {
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await once());
+  const figures = {};
+  for (const key of Object.keys(results[0])) figures[key] = median(results.map((r) => r[key]));
+  if (figures.failures > 0) console.warn(`  (median run had ${figures.failures} failed requests)`);
+  return figures;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function jsonPost(url, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode >= 300)
+            return reject(new Error(`${url} answered ${res.statusCode}: ${text}`));
+          resolve(JSON.parse(text));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function waitForHealth(url, child) {
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    const ok = await new Promise((resolve) => {
+      http
+        .get(url, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        })
+        .on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+module.exports = { runAutocannon, verifyAtRate, measure, median, jsonPost, waitForHealth };
