@@ -2,8 +2,8 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
-import helmet from 'helmet';
 import { AppModule } from './app.module';
+import { apiSecurityHeaders, corsForBrowsers } from './common/http/security-headers';
 import { jsonBody } from './common/http/json-body.middleware';
 import { ConfigOptions } from './config/config.module';
 import { AppConfig } from './config/config.sections';
@@ -32,15 +32,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   // Responses are small, personal and not cacheable: hashing each body for an ETag is waste.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-  app.use(helmet());
-  app.enableCors({
-    origin: [...config.corsOrigins],
-    credentials: true,
-    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-Token-Delivery'],
-    exposedHeaders: ['Retry-After'],
-    maxAge: 600,
-  });
+  app.use(apiSecurityHeaders());
+  app.use(corsForBrowsers(config.corsOrigins));
   app.use(cookieParser());
   app.use(jsonBody());
   app.setGlobalPrefix(API_PREFIX);

@@ -71,7 +71,17 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
     const response = await t.http().get('/api/v1/health').expect(200);
     expect(response.headers['x-powered-by']).toBeUndefined();
     expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['content-security-policy']).toBe(
+      "default-src 'none';frame-ancestors 'none'",
+    );
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.headers['referrer-policy']).toBe('no-referrer');
+    expect(response.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['etag']).toBeUndefined();
+    // No Origin, no browser: no CORS headers, but caches are told the answer varies by Origin.
+    expect(response.headers['vary']).toBe('Origin');
+    expect(response.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
   it('allows credentialed CORS for a configured origin only', async () => {

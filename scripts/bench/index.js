@@ -286,9 +286,7 @@ function report(rows, hashBound) {
 }
 
 function version(name) {
-  return JSON.parse(
-    readFileSync(require.resolve(`${name}/package.json`, { paths: [ROOT] }), 'utf8'),
-  ).version;
+  return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
 }
 
 function safeRead(file) {
