@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import { EntityManager, IsNull } from 'typeorm';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { User } from '../users/user.entity';
@@ -31,6 +31,7 @@ export type RotationResult =
   | { outcome: 'reused' };
 
 type Rotated = { outcome: 'rotated'; refresh: IssuedRefreshToken };
+type Unrotated = { outcome: 'invalid' } | { outcome: 'reused' };
 
 /** How many rotations inside one grace window a late copy may be walked forward through. */
 const MAX_CHAIN = 16;
@@ -74,18 +75,56 @@ export class RefreshTokensService {
    */
   async rotate(claims: RefreshClaims): Promise<RotationResult> {
     return this.database.transaction(async (manager) => {
-      const presented = await this.lockRow(manager, claims.jti);
-      // Judged once the row is held: a wait for the lock must not stretch the grace window.
-      const now = new Date();
-      if (!presented || !this.belongs(presented, claims, now)) return { outcome: 'invalid' };
-      const result = await this.successor(manager, presented, claims, now);
+      const result =
+        (await this.claimLive(manager, claims)) ?? (await this.retired(manager, claims));
       if (result.outcome !== 'rotated') return result;
-      // Read inside the transaction that holds the session row: every revocation must lock that
-      // row too (sessions first, then the user), so none can commit between this read and the
-      // commit, and the access token signed from it cannot outlive a logout.
-      const user = await manager.findOneBy(User, { id: claims.sub });
+      // Read before the commit, while the session row is held: every revocation must lock that
+      // row too (sessions first, then the user), so none can commit in between, and the access
+      // token signed from this user cannot outlive a logout.
+      const user = await this.users.findForTokenCheck(manager, claims.sub);
       return user ? { ...result, user } : { outcome: 'invalid' };
     });
+  }
+
+  /**
+   * The common case in one statement: the presented token is live and not yet rotated, so it is
+   * marked rotated (and held) and its successor inserted. Its expiry is the JWT's own, already
+   * checked. Anything else returns undefined for the careful path.
+   */
+  private async claimLive(
+    manager: EntityManager,
+    claims: RefreshClaims,
+  ): Promise<Rotated | undefined> {
+    const now = new Date();
+    const claimed = await manager.update(
+      RefreshSession,
+      {
+        id: hashToken(claims.jti),
+        userId: claims.sub,
+        familyId: claims.fam,
+        rotatedAt: IsNull(),
+        revokedAt: IsNull(),
+      },
+      { rotatedAt: now },
+    );
+    if (claimed.affected !== 1) return undefined;
+    const next = successorJti(this.jwt.refreshSecret, claims.jti);
+    return {
+      outcome: 'rotated',
+      refresh: await this.insert(manager, claims.sub, claims.fam, next, now),
+    };
+  }
+
+  /** A token already rotated (grace window or reuse), revoked, expired or unknown. */
+  private async retired(
+    manager: EntityManager,
+    claims: RefreshClaims,
+  ): Promise<Rotated | Unrotated> {
+    const presented = await this.lockRow(manager, claims.jti);
+    // Judged once the row is held: a wait for the lock must not stretch the grace window.
+    const now = new Date();
+    if (!presented || !this.belongs(presented, claims, now)) return { outcome: 'invalid' };
+    return this.successor(manager, presented, claims, now);
   }
 
   private async successor(
@@ -93,7 +132,7 @@ export class RefreshTokensService {
     presented: RefreshSession,
     claims: RefreshClaims,
     now: Date,
-  ): Promise<Rotated | { outcome: 'invalid' } | { outcome: 'reused' }> {
+  ): Promise<Rotated | Unrotated> {
     if (presented.rotatedAt === null) {
       await manager.update(RefreshSession, { id: presented.id }, { rotatedAt: now });
       const next = successorJti(this.jwt.refreshSecret, claims.jti);

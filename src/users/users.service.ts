@@ -61,6 +61,15 @@ export class UsersService {
   }
 
   /**
+   * The user for a token being issued inside the caller's transaction: from the cache when warm
+   * (it never holds a newer version than the database), else read through that transaction. Never
+   * through `findByIdCached`, which would queue behind the caller's own transaction on sql.js.
+   */
+  async findForTokenCheck(manager: EntityManager, id: string): Promise<User | null> {
+    return this.cache.get(id) ?? manager.findOneBy(User, { id });
+  }
+
+  /**
    * The user's current password hash, read inside the caller's transaction under a shared lock
    * (MySQL): a password reset in progress is waited for, other logins are not.
    */

@@ -33,7 +33,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const outboxDir = join(dataDir, 'mail');
   const app = await createApp({
     isolated: true,
-    logger: false,
+    logger: process.env.TEST_LOGS ? undefined : false,
     env: {
       NODE_ENV: 'test',
       DATABASE_URL: database.url,

@@ -1,0 +1,47 @@
+import { UserCache } from './user-cache';
+import { User } from './user.entity';
+
+const user = (tokenVersion: number) => Object.assign(new User(), { id: 'user_1', tokenVersion });
+
+describe('UserCache', () => {
+  it('serves a warm entry without loading, until it expires', async () => {
+    const cache = new UserCache(1000);
+    const load = jest.fn(() => Promise.resolve(user(0)));
+    await cache.getOrLoad('user_1', load);
+    await cache.getOrLoad('user_1', load);
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(cache.get('user_1', Date.now() + 1001)).toBeUndefined();
+  });
+
+  it('does not keep a read that raced an invalidation (the logout committed meanwhile)', async () => {
+    const cache = new UserCache(60_000);
+    let finish!: (value: User) => void;
+    const inFlight = cache.getOrLoad(
+      'user_1',
+      () => new Promise<User>((resolve) => (finish = resolve)),
+    );
+    cache.invalidate('user_1');
+    finish(user(0));
+    expect((await inFlight)?.tokenVersion).toBe(0);
+    // The stale copy was not stored: the next check reads the new version.
+    const next = await cache.getOrLoad('user_1', () => Promise.resolve(user(1)));
+    expect(next?.tokenVersion).toBe(1);
+  });
+
+  it('is off with a TTL of 0 and bounded in size', async () => {
+    const off = new UserCache(0);
+    const load = jest.fn(() => Promise.resolve(user(0)));
+    await off.getOrLoad('user_1', load);
+    await off.getOrLoad('user_1', load);
+    expect(load).toHaveBeenCalledTimes(2);
+
+    const small = new UserCache(60_000, 2);
+    for (const id of ['a', 'b', 'c']) {
+      await small.getOrLoad(id, () =>
+        Promise.resolve(Object.assign(new User(), { id, tokenVersion: 0 })),
+      );
+    }
+    expect(small.get('a')).toBeUndefined();
+    expect(small.get('c')).toBeDefined();
+  });
+});
