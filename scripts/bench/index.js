@@ -8,7 +8,7 @@ const { availableParallelism, cpus, tmpdir, totalmem } = require('node:os');
 const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
 const bcrypt = require('bcryptjs');
-const { measure, runAutocannon, verifyAtRate, waitForHealth, jsonPost } = require('./load');
+const { runAutocannon, verifyAtRate, waitForHealth, jsonPost } = require('./load');
 
 const ROOT = join(__dirname, '..', '..');
 const DURATION = Number(process.env.BENCH_DURATION || 5);
@@ -24,34 +24,78 @@ async function main() {
   console.log('Building…');
   execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
   const hashBound = measureHashBound();
-  const rows = [];
-
+  const targets = await databaseTargets();
+  // Everything starts up front and every round measures each server back to back, so a ratio
+  // compares runs made seconds apart on a machine whose speed drifts.
   const ceiling = await startCeiling(4100);
+  const services = [];
   try {
-    rows.push({
-      name: 'ceiling (node:http + jsonwebtoken, in memory)',
-      ...(await measureTokens(ceiling)),
-    });
+    for (const [index, target] of targets.entries()) {
+      services.push({ target, server: await startService(4201 + index, target) });
+    }
+    const rounds = [];
+    for (let round = 1; round <= RUNS; round++) {
+      console.log(`Round ${round} of ${RUNS}…`);
+      const ceilingVerify = await verifyRun(ceiling);
+      const ceilingRefresh = await refreshRun(ceiling);
+      const figures = [];
+      for (const { server } of services) {
+        const verify = await verifyRun(server);
+        const refresh = await refreshRun(server);
+        const login = await loginRate(server);
+        const p99Alone = await verifyAtRate(server, PROBE_RATE, DURATION);
+        const p99Storm = await stormP99(server);
+        figures.push({
+          verify,
+          refresh,
+          login,
+          verifyShare: verify.rps / ceilingVerify.rps,
+          refreshShare: refresh.rps / ceilingRefresh.rps,
+          loginShare: login.ok / hashBound.loginsPerSecond,
+          p99Alone: p99Alone.p99,
+          p99Storm: p99Storm.p99,
+          stormFactor: p99Storm.p99 / Math.max(1, p99Alone.p99),
+        });
+      }
+      rounds.push({ ceilingVerify, ceilingRefresh, figures });
+    }
+    const rows = services.map(({ target, server }, i) => ({
+      name: target.name,
+      rssMb: server.peakRssMb(),
+      ...medianOf(rounds.map((r) => r.figures[i])),
+    }));
+    report(
+      {
+        verify: medianOf(rounds.map((r) => r.ceilingVerify)),
+        refresh: medianOf(rounds.map((r) => r.ceilingRefresh)),
+      },
+      rows,
+      hashBound,
+    );
   } finally {
     ceiling.stop();
-  }
-
-  let port = 4200;
-  for (const target of await databaseTargets()) {
-    const service = await startService((port += 1), target);
-    try {
-      const figures = await measureTokens(service);
-      figures.login = await measure(RUNS, () => loginRate(service));
-      figures.p99Alone = await measure(RUNS, () => verifyAtRate(service, PROBE_RATE, DURATION));
-      figures.p99Storm = await measure(RUNS, () => stormP99(service));
-      figures.rssMb = service.peakRssMb();
-      rows.push({ name: `service on ${target.name}`, ...figures });
-    } finally {
-      await service.stop();
+    for (const { target, server } of services) {
+      await server.stop();
       await target.drop();
     }
   }
-  report(rows, hashBound);
+}
+
+/** Figure by figure, the median across rounds (nested objects included). */
+function medianOf(items) {
+  const out = {};
+  for (const key of Object.keys(items[0])) {
+    out[key] =
+      typeof items[0][key] === 'object'
+        ? medianOf(items.map((item) => item[key]))
+        : median(items.map((item) => item[key]));
+  }
+  return out;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** Logins per second the hashing alone allows: cores ÷ CPU seconds of one comparison. */
@@ -66,28 +110,26 @@ function measureHashBound() {
   return { compareMs: seconds * 1000, loginsPerSecond: availableParallelism() / seconds };
 }
 
-async function measureTokens(server) {
-  const access = (await server.session()).access;
-  const verify = await measure(RUNS, () =>
-    runAutocannon({
-      url: `${server.url}/api/v1/auth/verify-token`,
-      connections: CONNECTIONS,
-      duration: DURATION,
-      headers: { authorization: `Bearer ${access}` },
-    }),
-  );
-  const refresh = await measure(RUNS, async () => {
-    const tokens = [];
-    for (let i = 0; i < REFRESH_CONNECTIONS; i++) tokens.push((await server.session()).refresh);
-    return runAutocannon({
-      url: `${server.url}/api/v1/auth/refresh`,
-      method: 'POST',
-      connections: REFRESH_CONNECTIONS,
-      duration: DURATION,
-      setupClient: followRefreshChain(tokens),
-    });
+async function verifyRun(server) {
+  const { access } = await server.session();
+  return runAutocannon({
+    url: `${server.url}/api/v1/auth/verify-token`,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    headers: { authorization: `Bearer ${access}` },
   });
-  return { verify, refresh };
+}
+
+async function refreshRun(server) {
+  const tokens = [];
+  for (let i = 0; i < REFRESH_CONNECTIONS; i++) tokens.push((await server.session()).refresh);
+  return runAutocannon({
+    url: `${server.url}/api/v1/auth/refresh`,
+    method: 'POST',
+    connections: REFRESH_CONNECTIONS,
+    duration: DURATION,
+    setupClient: followRefreshChain(tokens),
+  });
 }
 
 /** Each connection sends the refresh token its previous response set: a real rotation chain. */
@@ -223,50 +265,32 @@ async function startService(port, target) {
   };
 }
 
-function report(rows, hashBound) {
-  const [ceiling, ...services] = rows;
+function report(ceiling, services, hashBound) {
   const fmt = (n, digits = 0) =>
     n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-  const pct = (a, b) => `${fmt((100 * a) / b)} %`;
+  const pct = (share) => `${fmt(100 * share)} %`;
+  const cells = (pick) => services.map(pick).join(' | ');
   const lines = [
-    '| figure | ceiling | ' +
-      services.map((s) => s.name.replace('service on ', 'service, ')).join(' | ') +
-      ' | target |',
-    '|---|---|' + services.map(() => '---|').join('') + '---|',
+    `| figure | ceiling | ${cells((s) => `service, ${s.name}`)} | target |`,
+    `|---|---|${services.map(() => '---|').join('')}---|`,
     `| verify-token req/s (${CONNECTIONS} connections) | ${fmt(ceiling.verify.rps)} | ` +
-      services
-        .map((s) => `${fmt(s.verify.rps)} (${pct(s.verify.rps, ceiling.verify.rps)})`)
-        .join(' | ') +
-      ' | ≥ 20 % |',
+      `${cells((s) => `${fmt(s.verify.rps)} (${pct(s.verifyShare)})`)} | ≥ 20 % |`,
     `| verify-token p50 / p99 (ms) | ${ceiling.verify.p50} / ${ceiling.verify.p99} | ` +
-      services.map((s) => `${s.verify.p50} / ${s.verify.p99}`).join(' | ') +
-      ' | |',
-    `| refresh req/s (${REFRESH_CONNECTIONS} connections, rotation) | ${fmt(ceiling.refresh.rps)} | ` +
-      services
-        .map((s) => `${fmt(s.refresh.rps)} (${pct(s.refresh.rps, ceiling.refresh.rps)})`)
-        .join(' | ') +
-      ' | ≥ 10 % |',
+      `${cells((s) => `${s.verify.p50} / ${s.verify.p99}`)} | |`,
+    `| refresh req/s (${REFRESH_CONNECTIONS} connections, each rotating its own chain) | ${fmt(ceiling.refresh.rps)} | ` +
+      `${cells((s) => `${fmt(s.refresh.rps)} (${pct(s.refreshShare)})`)} | ≥ 10 % |`,
     `| login/s at cost ${COST} (${LOGIN_CONNECTIONS} connections) | hash-bound ${fmt(hashBound.loginsPerSecond, 1)} | ` +
-      services
-        .map((s) => `${fmt(s.login.ok, 1)} (${pct(s.login.ok, hashBound.loginsPerSecond)})`)
-        .join(' | ') +
-      ' | ≥ 85 % |',
-    `| verify-token p99 at ${PROBE_RATE} req/s, alone → during login storm (ms) | | ` +
-      services
-        .map(
-          (s) =>
-            `${s.p99Alone.p99} → ${s.p99Storm.p99} (×${fmt(s.p99Storm.p99 / s.p99Alone.p99, 1)})`,
-        )
-        .join(' | ') +
-      ' | ≤ ×5 |',
-    `| peak RSS (MB) | | ` + services.map((s) => fmt(s.rssMb)).join(' | ') + ' | < 200 |',
+      `${cells((s) => `${fmt(s.login.ok, 1)} (${pct(s.loginShare)})`)} | ≥ 85 % |`,
+    `| verify-token p99 at ${PROBE_RATE} req/s: alone → during a login storm (ms) | | ` +
+      `${cells((s) => `${s.p99Alone} → ${s.p99Storm} (×${fmt(s.stormFactor, 1)})`)} | ≤ ×5 |`,
+    `| peak RSS (MB) | | ${cells((s) => fmt(s.rssMb))} | < 200 |`,
   ];
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
   const conditions = [
     `- Machine: ${cpus()[0].model}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB; ${process.platform} ${process.arch}.`,
     `- Node ${process.version}; NestJS ${version('@nestjs/core')}, Express ${version('express')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, sql.js ${version('sql.js')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
-    `- Each figure is the median of ${RUNS} runs of ${DURATION} s; load generator (autocannon) on the same machine, over loopback.`,
+    `- ${RUNS} rounds; in each, every server is measured back to back for ${DURATION} s per figure, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
     `- Service: \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes; one bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here, so the hash-bound limit is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s.`,
     `- Login storm: ${LOGIN_CONNECTIONS} connections logging in back to back while verify-token is probed at a fixed ${PROBE_RATE} req/s.`,
     `- Run at ${new Date().toISOString()}.`,

@@ -31,21 +31,6 @@ async function verifyAtRate(server, rate, duration) {
   });
 }
 
-/** Runs a measurement `runs` times and keeps, for every figure, the median. */
-async function measure(runs, once) {
-  const results = [];
-  for (let i = 0; i < runs; i++) results.push(await once());
-  const figures = {};
-  for (const key of Object.keys(results[0])) figures[key] = median(results.map((r) => r[key]));
-  if (figures.failures > 0) console.warn(`  (median run had ${figures.failures} failed requests)`);
-  return figures;
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 function jsonPost(url, body, headers = {}) {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
@@ -92,4 +77,4 @@ async function waitForHealth(url, child) {
   throw new Error(`${url} did not answer`);
 }
 
-module.exports = { runAutocannon, verifyAtRate, measure, median, jsonPost, waitForHealth };
+module.exports = { runAutocannon, verifyAtRate, jsonPost, waitForHealth };
