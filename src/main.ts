@@ -1,3 +1,8 @@
+import { setFlagsFromString } from 'node:v8';
+// Grow the heap by 10 % rather than V8's default factor of several times: under load V8 would
+// otherwise let short-lived request garbage pile up to over 100 MB above a ~40 MB live heap
+// before collecting it. Set first, before anything allocates; measured in docs/performance.md.
+setFlagsFromString('--heap-growing-percent=10');
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';

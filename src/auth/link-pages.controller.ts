@@ -6,10 +6,17 @@ import { compileFile, compileTemplate } from 'pug';
 import { AppConfig, SecurityConfig } from '../config/config.sections';
 import { VIEWS_DIR } from '../mail/mail.module';
 
-const PAGES = {
-  verify: compileFile(join(VIEWS_DIR, 'pages', 'verify-email.pug')),
-  reset: compileFile(join(VIEWS_DIR, 'pages', 'reset-password.pug')),
-} satisfies Record<string, compileTemplate>;
+const compiled = new Map<string, compileTemplate>();
+
+/** Compiled on first use: Pug's compiler is heavy, and most processes never serve these pages. */
+function page(name: 'verify-email' | 'reset-password'): compileTemplate {
+  let template = compiled.get(name);
+  if (!template) {
+    template = compileFile(join(VIEWS_DIR, 'pages', `${name}.pug`));
+    compiled.set(name, template);
+  }
+  return template;
+}
 
 /**
  * Where an emailed link leads when the request gave no `applicationUrl`. Mail scanners open
@@ -24,12 +31,12 @@ export class LinkPagesController {
 
   @Get('verify-email')
   verifyEmailPage(@Res() res: Response): void {
-    this.render(res, PAGES.verify, 'Verify your email');
+    this.render(res, page('verify-email'), 'Verify your email');
   }
 
   @Get('reset-password')
   resetPasswordPage(@Res() res: Response): void {
-    this.render(res, PAGES.reset, 'Reset your password');
+    this.render(res, page('reset-password'), 'Reset your password');
   }
 
   private render(res: Response, page: compileTemplate, title: string): void {

@@ -28,6 +28,13 @@ export class PasswordHasher implements OnModuleInit, OnApplicationShutdown {
       maxThreads: security.hashThreads,
       maxQueue: security.hashQueueLimit,
       idleTimeout: 60_000,
+      // bcrypt needs a few kilobytes of heap; without limits each worker's V8 would reserve and
+      // grow like a full application's.
+      resourceLimits: {
+        maxYoungGenerationSizeMb: 1,
+        maxOldGenerationSizeMb: 12,
+        codeRangeSizeMb: 4,
+      },
     });
   }
 
