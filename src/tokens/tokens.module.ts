@@ -5,6 +5,7 @@ import { UsersModule } from '../users/users.module';
 import { AccessTokensService } from './access-tokens.service';
 import { RefreshTokensService } from './refresh-tokens.service';
 import { RevocationService } from './revocation.service';
+import { TokenJanitor } from './token-janitor.service';
 import { VerificationTokensService } from './verification-tokens.service';
 
 @Module({
@@ -14,6 +15,7 @@ import { VerificationTokensService } from './verification-tokens.service';
     RefreshTokensService,
     RevocationService,
     VerificationTokensService,
+    TokenJanitor,
   ],
   exports: [
     AccessTokensService,

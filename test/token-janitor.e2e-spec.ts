@@ -1,0 +1,60 @@
+import { RefreshSession } from '../src/tokens/refresh-session.entity';
+import { TokenJanitor } from '../src/tokens/token-janitor.service';
+import { VerificationToken } from '../src/tokens/verification-token.entity';
+import { expectError, login, refreshWith, registerAndLogin } from './support/auth-helpers';
+import { TestApp, startTestApp } from './support/test-app';
+
+describe('purging dead tokens', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ REFRESH_REUSE_GRACE: '0' });
+  });
+  afterAll(() => t.close());
+
+  const sessions = () => t.dataSource.getRepository(RefreshSession);
+  const emailed = () => t.dataSource.getRepository(VerificationToken);
+
+  it('deletes expired and revoked sessions and stale emailed tokens, keeps what still matters', async () => {
+    const kept = await registerAndLogin(t);
+    const rotatedAway = await refreshWith(t, kept.refresh).expect(200);
+    const loggedOut = await registerAndLogin(t);
+    await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set('Authorization', `Bearer ${loggedOut.access}`)
+      .expect(200);
+    await login(t, kept.credentials);
+    // Age the second login's session and every emailed token of one user past their expiry.
+    const keptFamily = (
+      JSON.parse(Buffer.from(kept.refresh.split('.')[1], 'base64url').toString()) as { fam: string }
+    ).fam;
+    const expiringRow = (await sessions().findBy({ userId: kept.user.id })).find(
+      (row) => row.familyId !== keptFamily,
+    )!;
+    await sessions().update({ id: expiringRow.id }, { expiresAt: new Date(Date.now() - 1000) });
+    await emailed().update(
+      { userId: loggedOut.user.id },
+      { expiresAt: new Date(Date.now() - 1000) },
+    );
+
+    const removed = await t.app.get(TokenJanitor).purge();
+    expect(removed).toBeGreaterThanOrEqual(3);
+
+    const left = await sessions().find();
+    expect(left.some((row) => row.userId === loggedOut.user.id)).toBe(false);
+    expect(left.some((row) => row.id === expiringRow.id)).toBe(false);
+    // The rotated-away token's row stays: presenting it again must still count as reuse.
+    expect(left.some((row) => row.userId === kept.user.id && row.rotatedAt !== null)).toBe(true);
+    expect(await emailed().countBy({ userId: loggedOut.user.id })).toBe(0);
+    expect(await emailed().countBy({ userId: kept.user.id })).toBe(1);
+
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expectError(await refreshWith(t, kept.refresh), 401, 'INVALID_TOKEN');
+    // Reuse was detected, not merely "unknown token": the whole family is revoked now.
+    const family = await sessions().findBy({ familyId: keptFamily });
+    expect(family).toHaveLength(2);
+    expect(family.every((row) => row.revokedAt !== null)).toBe(true);
+    const successor = /refresh_token=([^;]+)/.exec(String(rotatedAway.headers['set-cookie']))![1];
+    expectError(await refreshWith(t, successor), 401, 'INVALID_TOKEN');
+  });
+});
