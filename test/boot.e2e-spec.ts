@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import initSqlJs from 'sql.js';
 import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,44 @@ describe('boot', () => {
         .expect(200);
       await second.close();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('has a logout on disk before answering it (a crash right after cannot undo it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auth-durable-'));
+    const file = join(dir, 'auth.sqlite');
+    const app = await createApp({
+      isolated: true,
+      logger: false,
+      env: { DATABASE_URL: `sqlite:${file}`, DATA_DIR: dir, BCRYPT_COST: '4' },
+    });
+    try {
+      await app.init();
+      const http = () => request(app.getHttpServer());
+      await http()
+        .post('/api/v1/auth/register')
+        .send({ email: 'durable@example.com', password: 'secret-pass', username: 'durable' })
+        .expect(201);
+      const login = await http()
+        .post('/api/v1/auth/login')
+        .set('X-Token-Delivery', 'body')
+        .send({ email: 'durable@example.com', password: 'secret-pass' })
+        .expect(200);
+      await http()
+        .post('/api/v1/auth/logout')
+        .set('Authorization', `Bearer ${login.body.access_token}`)
+        .expect(200);
+      // Read the file as it is now, before any batched save could have run.
+      const SQL = await initSqlJs();
+      const db = new SQL.Database(readFileSync(file));
+      const [version] = db.exec("SELECT token_version FROM users WHERE username = 'durable'");
+      const [live] = db.exec('SELECT COUNT(*) FROM refresh_sessions WHERE revoked_at IS NULL');
+      db.close();
+      expect(version.values[0][0]).toBe(1);
+      expect(live.values[0][0]).toBe(0);
+    } finally {
+      await app.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -50,8 +50,11 @@ describe('what the database holds', () => {
   });
 
   it('keeps the schema it was migrated to, with case-insensitive identities unique', async () => {
-    const migrations = await t.dataSource.query('SELECT name FROM migrations');
-    expect(migrations).toEqual([{ name: 'InitialSchema1763769600000' }]);
+    const migrations = await t.dataSource.query('SELECT name FROM migrations ORDER BY id');
+    expect(migrations).toEqual([
+      { name: 'InitialSchema1763769600000' },
+      { name: 'PurgeIndexes1763856000000' },
+    ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);
     const insert = t.dataSource.query(

@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       passwordMinLength: 6,
       hashThreads: availableParallelism(),
       hashQueueLimit: 64 * availableParallelism(),
-      userCacheTtl: 60,
+      userCacheTtl: 1,
     });
     expect(config.mail).toMatchObject({
       smtpUrl: undefined,

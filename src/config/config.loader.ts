@@ -56,7 +56,8 @@ export function loadConfig(env: RawEnv): Config {
       passwordMinLength: read.int('PASSWORD_MIN_LENGTH', 6, 6, 72),
       hashThreads: read.int('HASH_THREADS', availableParallelism(), 1, 64),
       hashQueueLimit: read.int('HASH_QUEUE_LIMIT', 64 * availableParallelism(), 1, 100_000),
-      userCacheTtl: read.int('USER_CACHE_TTL', 60, 0, 3600),
+      // Other instances sharing the database learn of a revocation within this many seconds.
+      userCacheTtl: read.int('USER_CACHE_TTL', 1, 0, 3600),
     },
     mail: {
       smtpUrl: readSmtpUrl(read, production),

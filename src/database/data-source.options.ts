@@ -5,9 +5,10 @@ import { RefreshSession } from '../tokens/refresh-session.entity';
 import { VerificationToken } from '../tokens/verification-token.entity';
 import { User } from '../users/user.entity';
 import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-schema';
+import { PurgeIndexes1763856000000 } from './migrations/1763856000000-purge-indexes';
 
 export const ENTITIES = [User, RefreshSession, VerificationToken];
-export const MIGRATIONS = [InitialSchema1763769600000];
+export const MIGRATIONS = [InitialSchema1763769600000, PurgeIndexes1763856000000];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */
 const CONNECT_TIMEOUT_MS = 5000;

@@ -56,6 +56,9 @@ export class Database implements OnApplicationShutdown {
             return work(manager);
           });
           for (const hook of hooks) hook();
+          // A change to a user (logout, reset, revocation) is on disk before it is acknowledged:
+          // a crash right after must not bring a revoked token back. Still inside the queue here.
+          if (hooks.length > 0) this.persistence?.save();
           return result;
         } catch (error) {
           if (!isTransientConflict(error)) throw error;

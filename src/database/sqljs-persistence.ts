@@ -1,5 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 /** How long writes may gather before the file is saved. */
@@ -18,6 +19,7 @@ interface SqljsDatabase {
  * a normal stop saves everything.
  */
 export class SqljsPersistence {
+  private readonly logger = new Logger('SqliteFile');
   private timer: NodeJS.Timeout | undefined;
   private savedChanges = -1;
 
@@ -36,8 +38,9 @@ export class SqljsPersistence {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.exclusive(() => this.save()).catch(() => {
+      this.exclusive(() => this.save()).catch((error: unknown) => {
         // The file keeps its previous content; the next write schedules another save.
+        this.logger.error(`Saving the database file failed: ${String(error)}`);
       });
     }, SAVE_DELAY_MS);
     this.timer.unref();
@@ -50,8 +53,12 @@ export class SqljsPersistence {
     return this.exclusive(() => this.save());
   }
 
-  /** Writes the file if anything changed since the last save. */
-  private save(): void {
+  /**
+   * Writes the file if anything changed since the last save. The caller must hold the database
+   * (run inside the serialized queue): `Database` calls it directly after a commit that must not
+   * be lost (logout, reset), before the answer goes out.
+   */
+  save(): void {
     if (!this.dataSource.isInitialized) return;
     const database = (this.dataSource.driver as unknown as { databaseConnection: SqljsDatabase })
       .databaseConnection;

@@ -1,10 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EntityManager, LessThan, Not, IsNull } from 'typeorm';
+import { EntityManager, FindOptionsWhere, In, IsNull, LessThan, Not } from 'typeorm';
 import { Database } from '../database/database.service';
 import { RefreshSession } from './refresh-session.entity';
 import { VerificationToken } from './verification-token.entity';
 
 const EVERY_MS = 10 * 60_000;
+const BATCH = 500;
 /** Used emailed tokens are kept a day, for support questions ("did the link work?"). */
 const USED_TOKEN_KEEP_MS = 24 * 3600_000;
 
@@ -37,18 +38,39 @@ export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /** Returns how many rows went. */
-  purge(now = new Date()): Promise<number> {
-    return this.database.run(async (manager: EntityManager) => {
-      const expired = await manager.delete(RefreshSession, { expiresAt: LessThan(now) });
-      const revoked = await manager.delete(RefreshSession, { revokedAt: Not(IsNull()) });
-      const stale = await manager.delete(VerificationToken, { expiresAt: LessThan(now) });
-      const used = await manager.delete(VerificationToken, {
-        usedAt: LessThan(new Date(now.getTime() - USED_TOKEN_KEEP_MS)),
+  async purge(now = new Date()): Promise<number> {
+    const usedBefore = new Date(now.getTime() - USED_TOKEN_KEEP_MS);
+    const batches: Array<[EntityTarget, FindOptionsWhere<RefreshSession & VerificationToken>]> = [
+      [RefreshSession, { expiresAt: LessThan(now) }],
+      [RefreshSession, { revokedAt: Not(IsNull()) }],
+      [VerificationToken, { expiresAt: LessThan(now) }],
+      [VerificationToken, { usedAt: LessThan(usedBefore) }],
+    ];
+    let removed = 0;
+    for (const [entity, where] of batches) removed += await this.purgeWhere(entity, where);
+    return removed;
+  }
+
+  /**
+   * In batches by primary key: each unit of work reads a bounded set of ids through an index and
+   * deletes exactly those rows, so no statement locks (or, on sql.js, holds) the whole table.
+   */
+  private async purgeWhere(
+    entity: EntityTarget,
+    where: FindOptionsWhere<RefreshSession & VerificationToken>,
+  ): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const deleted = await this.database.run(async (manager: EntityManager) => {
+        const rows = await manager.find(entity, { select: { id: true }, where, take: BATCH });
+        if (rows.length === 0) return 0;
+        const result = await manager.delete(entity, { id: In(rows.map((row) => row.id)) });
+        return result.affected ?? rows.length;
       });
-      return [expired, revoked, stale, used].reduce(
-        (sum, result) => sum + (result.affected ?? 0),
-        0,
-      );
-    });
+      removed += deleted;
+      if (deleted < BATCH) return removed;
+    }
   }
 }
+
+type EntityTarget = typeof RefreshSession | typeof VerificationToken;

@@ -45,6 +45,18 @@ describe('SlidingWindowStorage', () => {
     expect(await hit('auth:a')).toMatchObject({ totalHits: 2, timeToExpire: 600 });
   });
 
+  it('without a block period, refuses while the window is full and frees up as hits age out', async () => {
+    const noBlock = () => storage.increment('general:x', 10_000, 2, 0, 'general');
+    expect(await noBlock()).toMatchObject({ isBlocked: false });
+    now += 1000;
+    expect(await noBlock()).toMatchObject({ isBlocked: false });
+    for (let i = 0; i < 5; i++) {
+      expect(await noBlock()).toMatchObject({ isBlocked: true, timeToBlockExpire: 9 });
+    }
+    now += 9000;
+    expect(await noBlock()).toMatchObject({ isBlocked: false });
+  });
+
   it('stays fast with a generous limit: 200 000 hits in one window', async () => {
     for (let i = 0; i < 200_000; i++) {
       await storage.increment('general:bench', 900_000, 10_000_000, 900_000, 'general');

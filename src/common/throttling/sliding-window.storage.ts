@@ -52,6 +52,17 @@ export class SlidingWindowStorage implements ThrottlerStorage, OnApplicationShut
     if (window.blockedUntil > now) {
       return Promise.resolve(this.record(window, ttl, limit + 1, now));
     }
+    if (blockDuration <= 0 && window.hits.length - window.head >= limit) {
+      // No block period: refuse while the window is full; a refused hit is not counted, so the
+      // window frees up as its oldest hits age out.
+      const oldest = window.hits[window.head];
+      return Promise.resolve({
+        totalHits: limit + 1,
+        timeToExpire: Math.ceil((oldest + ttl - now) / 1000),
+        isBlocked: true,
+        timeToBlockExpire: Math.ceil((oldest + ttl - now) / 1000),
+      });
+    }
     window.hits.push(now);
     const count = window.hits.length - window.head;
     if (count > limit) window.blockedUntil = now + blockDuration;
