@@ -62,11 +62,12 @@ export class UsersService {
 
   /**
    * The user for a token being issued inside the caller's transaction: from the cache when warm
-   * (it never holds a newer version than the database), else read through that transaction. Never
-   * through `findByIdCached`, which would queue behind the caller's own transaction on sql.js.
+   * (it never holds a newer version than the database), else read through that transaction and
+   * kept, under the same epoch guard as any fill. Never through `findByIdCached`, whose read
+   * would queue behind the caller's own transaction on sql.js.
    */
-  async findForTokenCheck(manager: EntityManager, id: string): Promise<User | null> {
-    return this.cache.get(id) ?? manager.findOneBy(User, { id });
+  findForTokenCheck(manager: EntityManager, id: string): Promise<User | null> {
+    return this.cache.getOrLoad(id, () => manager.findOneBy(User, { id }));
   }
 
   /**
