@@ -57,7 +57,7 @@ export class MailService {
    * The link is `applicationUrl?token=…`, or the service's own page (which never consumes the
    * token on GET, so mail scanners that open links do no harm).
    */
-  link(kind: Kind, token: string, applicationUrl?: string): string {
+  private link(kind: Kind, token: string, applicationUrl?: string): string {
     const url = new URL(applicationUrl ?? `${this.app.publicUrl}${KINDS[kind].servicePath}`);
     url.searchParams.set('token', token);
     return url.toString();
