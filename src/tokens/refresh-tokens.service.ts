@@ -18,7 +18,6 @@ export interface RefreshClaims extends BaseClaims {
 }
 
 export interface IssuedRefreshToken {
-  userId: string;
   token: string;
   /** Seconds. */
   expiresIn: number;
@@ -127,23 +126,27 @@ export class RefreshTokensService {
     return this.successor(manager, presented, claims, now);
   }
 
+  /**
+   * The presented token was rotated before (`claimLive` rotates every live, unrotated row that
+   * belongs to the claims, so an unrotated one cannot reach here): inside the grace window it gets
+   * the current successor, after it the family is revoked as stolen.
+   */
   private async successor(
     manager: EntityManager,
     presented: RefreshSession,
     claims: RefreshClaims,
     now: Date,
   ): Promise<Rotated | Unrotated> {
-    if (presented.rotatedAt === null) {
-      await manager.update(RefreshSession, { id: presented.id }, { rotatedAt: now });
-      const next = successorJti(this.jwt.refreshSecret, claims.jti);
-      const refresh = await this.insert(manager, claims.sub, claims.fam, next, now);
-      return { outcome: 'rotated', refresh };
-    }
-    if (now.getTime() - presented.rotatedAt.getTime() > this.jwt.refreshReuseGrace * 1000) {
+    if (presented.rotatedAt === null) return { outcome: 'invalid' };
+    if (!this.withinGrace(presented.rotatedAt, now)) {
       await this.revocation.revokeFamily(manager, claims.sub, claims.fam);
       return { outcome: 'reused' };
     }
     return this.currentSuccessor(manager, claims, now);
+  }
+
+  private withinGrace(rotatedAt: Date, now: Date): boolean {
+    return now.getTime() - rotatedAt.getTime() <= this.jwt.refreshReuseGrace * 1000;
   }
 
   /** The session behind these claims is live: not revoked, not expired, not retired long ago. */
@@ -155,8 +158,7 @@ export class RefreshTokensService {
     return (
       row !== null &&
       this.belongs(row, claims, now) &&
-      (row.rotatedAt === null ||
-        now.getTime() - row.rotatedAt.getTime() <= this.jwt.refreshReuseGrace * 1000)
+      (row.rotatedAt === null || this.withinGrace(row.rotatedAt, now))
     );
   }
 
@@ -225,7 +227,6 @@ export class RefreshTokensService {
       exp,
     };
     return {
-      userId: row.userId,
       token: this.signer.sign({ ...claims }),
       expiresIn: Math.max(0, exp - epochSeconds()),
     };
