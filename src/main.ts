@@ -12,7 +12,7 @@ import { ConfigError } from './config/env.reader';
 async function main(): Promise<void> {
   const app = await createApp();
   const config = app.get(AppConfig);
-  await app.listen(config.port);
+  await app.listen(config.port, config.host);
   new Logger('Bootstrap').log(`Listening on ${config.publicUrl}/api/v1 (port ${config.port})`);
 }
 

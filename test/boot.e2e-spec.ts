@@ -5,7 +5,7 @@ import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../src/config/env.reader';
-import { createApp } from '../src/app.factory';
+import { createApp, createReadyApp } from '../src/app.factory';
 
 describe('boot', () => {
   it('rejects bad configuration before anything starts', async () => {
@@ -53,8 +53,7 @@ describe('boot', () => {
       BCRYPT_COST: '4',
     };
     try {
-      const first = await createApp({ isolated: true, logger: false, env });
-      await first.init();
+      const first = await createReadyApp({ isolated: true, logger: false, env });
       await request(first.getHttpServer())
         .post('/api/v1/auth/register')
         .send({ email: 'file@example.com', password: 'secret-pass', username: 'file' })
@@ -62,8 +61,7 @@ describe('boot', () => {
       await first.close();
       expect(statSync(join(dir, 'auth.sqlite')).mode & 0o777).toBe(0o600);
 
-      const second = await createApp({ isolated: true, logger: false, env });
-      await second.init();
+      const second = await createReadyApp({ isolated: true, logger: false, env });
       await request(second.getHttpServer())
         .post('/api/v1/auth/login')
         .send({ email: 'file@example.com', password: 'secret-pass' })
@@ -77,13 +75,12 @@ describe('boot', () => {
   it('has a logout on disk before answering it (a crash right after cannot undo it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'auth-durable-'));
     const file = join(dir, 'auth.sqlite');
-    const app = await createApp({
+    const app = await createReadyApp({
       isolated: true,
       logger: false,
       env: { DATABASE_URL: `sqlite:${file}`, DATA_DIR: dir, BCRYPT_COST: '4' },
     });
     try {
-      await app.init();
       const http = () => request(app.getHttpServer());
       await http()
         .post('/api/v1/auth/register')

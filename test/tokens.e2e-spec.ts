@@ -133,7 +133,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
     expectError(response, 401, 'INVALID_TOKEN');
   });
 
-  it('refuses a j: cookie that cookie-parser would turn into an object', async () => {
+  it('refuses a j: cookie (the JSON-object cookie form some parsers expand)', async () => {
     const value = encodeURIComponent(`j:${JSON.stringify({ sub: session.user.id })}`);
     expectError(
       await t.http().get('/api/v1/auth/verify-token').set('Cookie', `access_token=${value}`),

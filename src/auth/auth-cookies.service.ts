@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CookieOptions, Response } from 'express';
+import { CookieSerializeOptions } from '@fastify/cookie';
+import { FastifyReply } from 'fastify';
 import { CookieConfig } from '../config/config.sections';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from './strategies/token-extractors';
 
@@ -13,27 +14,32 @@ export interface SessionTokens {
   refreshExpiresIn: number;
 }
 
+/** `Max-Age` for current browsers and `Expires` for old ones, as Express wrote them. */
+function lifetime(seconds: number): CookieSerializeOptions {
+  return { maxAge: seconds, expires: new Date(Date.now() + seconds * 1000) };
+}
+
 @Injectable()
 export class AuthCookies {
   constructor(private readonly cookies: CookieConfig) {}
 
-  set(res: Response, tokens: SessionTokens): void {
-    res.cookie(ACCESS_COOKIE, tokens.accessToken, {
+  set(reply: FastifyReply, tokens: SessionTokens): void {
+    void reply.setCookie(ACCESS_COOKIE, tokens.accessToken, {
       ...this.options('/'),
-      maxAge: tokens.accessExpiresIn * 1000,
+      ...lifetime(tokens.accessExpiresIn),
     });
-    res.cookie(REFRESH_COOKIE, tokens.refreshToken, {
+    void reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, {
       ...this.options(REFRESH_COOKIE_PATH),
-      maxAge: tokens.refreshExpiresIn * 1000,
+      ...lifetime(tokens.refreshExpiresIn),
     });
   }
 
-  clear(res: Response): void {
-    res.clearCookie(ACCESS_COOKIE, this.options('/'));
-    res.clearCookie(REFRESH_COOKIE, this.options(REFRESH_COOKIE_PATH));
+  clear(reply: FastifyReply): void {
+    void reply.clearCookie(ACCESS_COOKIE, this.options('/'));
+    void reply.clearCookie(REFRESH_COOKIE, this.options(REFRESH_COOKIE_PATH));
   }
 
-  private options(path: string): CookieOptions {
+  private options(path: string): CookieSerializeOptions {
     return {
       httpOnly: true,
       secure: this.cookies.secure,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import { Response } from 'express';
+import { FastifyReply } from 'fastify';
 import { Envelope, ok } from '../common/http/envelope';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
@@ -43,7 +43,7 @@ export class AuthController {
   async login(
     @Body() body: LoginDto,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ) {
     return this.deliver(await this.auth.login(body), delivery, res, 'Login successful');
   }
@@ -54,7 +54,7 @@ export class AuthController {
   async refresh(
     @RequestUser() claims: RefreshClaims,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ) {
     try {
       return this.deliver(await this.auth.refresh(claims), delivery, res, 'Token refreshed');
@@ -70,7 +70,7 @@ export class AuthController {
   @UseGuards(LogoutGuard)
   async logout(
     @RequestUser() principal: User | RefreshClaims,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<Envelope> {
     await this.auth.logout(principal);
     this.cookies.clear(res);
@@ -90,10 +90,15 @@ export class AuthController {
     return this.verifyTokenGet(user);
   }
 
-  private deliver(session: Session, delivery: string | undefined, res: Response, message: string) {
+  private deliver(
+    session: Session,
+    delivery: string | undefined,
+    res: FastifyReply,
+    message: string,
+  ) {
     const { user, tokens } = session;
     if (delivery?.trim().toLowerCase() === 'body') {
-      res.setHeader('Cache-Control', 'no-store');
+      void res.header('Cache-Control', 'no-store');
       return {
         access_token: tokens.accessToken,
         refresh_token: tokens.refreshToken,

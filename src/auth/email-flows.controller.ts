@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { Response } from 'express';
+import { FastifyReply } from 'fastify';
 import { Envelope, ok } from '../common/http/envelope';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { publicUser } from '../users/user.view';
@@ -58,7 +58,7 @@ export class EmailFlowsController {
   @StrictThrottle()
   async resetPassword(
     @Body(ResetPasswordBodyPipe) body: ResetRequestDto | ResetConfirmDto,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<Envelope> {
     if (body instanceof ResetRequestDto) {
       await this.flows.requestPasswordReset(body.email);

@@ -1,5 +1,5 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { Response } from 'express';
+import { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { compileFile, compileTemplate } from 'pug';
@@ -30,31 +30,33 @@ export class LinkPagesController {
   ) {}
 
   @Get('verify-email')
-  verifyEmailPage(@Res() res: Response): void {
+  verifyEmailPage(@Res() res: FastifyReply): void {
     this.render(res, page('verify-email'), 'Verify your email');
   }
 
   @Get('reset-password')
-  resetPasswordPage(@Res() res: Response): void {
+  resetPasswordPage(@Res() res: FastifyReply): void {
     this.render(res, page('reset-password'), 'Reset your password');
   }
 
-  private render(res: Response, page: compileTemplate, title: string): void {
+  private render(res: FastifyReply, page: compileTemplate, title: string): void {
     const nonce = randomBytes(16).toString('base64');
-    res.setHeader(
-      'Content-Security-Policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
-        "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
-    );
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.type('html').send(
-      page({
-        title,
-        nonce,
-        appName: this.app.appName,
-        minLength: this.security.passwordMinLength,
-      }),
-    );
+    void res
+      .header(
+        'Content-Security-Policy',
+        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
+          "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
+      )
+      .header('Cache-Control', 'no-store')
+      .header('Referrer-Policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(
+        page({
+          title,
+          nonce,
+          appName: this.app.appName,
+          minLength: this.security.passwordMinLength,
+        }),
+      );
   }
 }

@@ -8,6 +8,8 @@ export class AppConfig {
   readonly nodeEnv!: string;
   readonly production!: boolean;
   readonly port!: number;
+  /** Address to listen on: every IPv4 interface unless set (`::` for IPv6 too, `127.0.0.1`). */
+  readonly host!: string;
   readonly publicUrl!: string;
   readonly appName!: string;
   readonly corsOrigins!: readonly string[];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/app.factory';
+import { createReadyApp } from '../../src/app.factory';
 import { ReceivedMail, readOutbox } from './mailbox';
 import { TestDatabase, createTestDatabase } from './test-database';
 
@@ -31,7 +31,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'auth-test-'));
   const outboxDir = join(dataDir, 'mail');
-  const app = await createApp({
+  const app = await createReadyApp({
     isolated: true,
     logger: process.env.TEST_LOGS ? undefined : false,
     env: {
@@ -48,7 +48,6 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       ...env,
     },
   });
-  await app.init();
   return {
     app,
     http: () => request(app.getHttpServer()),

@@ -4,19 +4,21 @@ import { AllExceptionsFilter } from './all-exceptions.filter';
 import { AppException } from './app.exception';
 
 function respond(exception: unknown) {
+  // The slice of FastifyReply the filter uses.
   const response = {
-    headersSent: false,
+    raw: { headersSent: false },
     statusCode: 0,
     body: undefined as unknown,
     headers: {} as Record<string, string>,
-    setHeader(name: string, value: string) {
+    header(name: string, value: string) {
       this.headers[name] = value;
+      return this;
     },
     status(code: number) {
       this.statusCode = code;
       return this;
     },
-    json(body: unknown) {
+    send(body: unknown) {
       this.body = body;
       return this;
     },
@@ -64,6 +66,21 @@ describe('AllExceptionsFilter', () => {
     const bad = respond(new BadRequestException('Unexpected token } in JSON at position 10'));
     expect(bad.statusCode).toBe(400);
     expect(JSON.stringify(bad.body)).not.toContain('Unexpected token');
+  });
+
+  it("maps Fastify's own errors by their status, without their text", () => {
+    const tooLarge = Object.assign(new Error('Request body is too large: /internal'), {
+      code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+      statusCode: 413,
+    });
+    expect(respond(tooLarge).body).toEqual({
+      success: false,
+      message: 'The request body is larger than 5 MB',
+      error: 'PAYLOAD_TOO_LARGE',
+    });
+    // A status on an error that is not Fastify's own is not trusted.
+    const foreign = Object.assign(new Error('driver said 404'), { statusCode: 404 });
+    expect(respond(foreign).statusCode).toBe(500);
   });
 
   it('sends an AppException as it is, with details and Retry-After', () => {

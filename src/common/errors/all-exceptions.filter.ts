@@ -1,10 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { Response } from 'express';
+import { FastifyReply } from 'fastify';
 import { Envelope } from '../http/envelope';
 import { AppException } from './app.exception';
 import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
 
-/** Codes for HTTP errors raised by Nest or Express themselves rather than by our code. */
+/** Codes for HTTP errors raised by Nest or Fastify themselves rather than by our code. */
 const CODE_FOR_STATUS: Record<number, ErrorCode> = {
   400: 'VALIDATION_ERROR',
   401: 'INVALID_TOKEN',
@@ -16,6 +16,32 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
+/** Fastify's own errors (`FST_…`: a body type it cannot parse, a body too large) carry a status. */
+function frameworkStatus(exception: unknown): number | undefined {
+  if (!(exception instanceof Error)) return undefined;
+  const { code, statusCode } = exception as { code?: unknown; statusCode?: unknown };
+  return typeof code === 'string' && code.startsWith('FST_') && typeof statusCode === 'number'
+    ? statusCode
+    : undefined;
+}
+
+/** Our code for a status a framework chose; `undefined` for server faults, which are logged. */
+export function exceptionForStatus(status: number): AppException | undefined {
+  const code = CODE_FOR_STATUS[status];
+  if (code) return new AppException(code, { status });
+  if (status < 500) {
+    return new AppException('VALIDATION_ERROR', { status, message: 'The request was refused' });
+  }
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, error: AppException): void {
+  const body: Envelope = { success: false, message: error.message, error: error.code };
+  if (error.details?.length) body.details = error.details;
+  if (error.retryAfter !== undefined) void reply.header('Retry-After', String(error.retryAfter));
+  void reply.status(error.status).send(body);
+}
+
 /**
  * The one place errors become responses. Only catalogue messages and our own messages reach the
  * client: a library's text, a stack or SQL is logged here and never sent.
@@ -25,28 +51,21 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
     const error = this.toAppException(exception);
-    if (response.headersSent) {
-      response.end();
+    if (reply.raw.headersSent) {
+      reply.raw.end();
       return;
     }
-    const body: Envelope = { success: false, message: error.message, error: error.code };
-    if (error.details?.length) body.details = error.details;
-    if (error.retryAfter !== undefined) response.setHeader('Retry-After', String(error.retryAfter));
-    response.status(error.status).json(body);
+    sendError(reply, error);
   }
 
   private toAppException(exception: unknown): AppException {
     if (exception instanceof AppException) return exception;
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const code = CODE_FOR_STATUS[status];
-      if (code) return new AppException(code, { status });
-      if (status < 500) {
-        return new AppException('VALIDATION_ERROR', { status, message: 'The request was refused' });
-      }
-    }
+    const status =
+      exception instanceof HttpException ? exception.getStatus() : frameworkStatus(exception);
+    const known = status === undefined ? undefined : exceptionForStatus(status);
+    if (known) return known;
     this.logger.error(
       exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
     );

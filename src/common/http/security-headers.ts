@@ -1,51 +1,41 @@
-import cors from 'cors';
-import { NextFunction, Request, RequestHandler, Response } from 'express';
-import helmet from 'helmet';
+import { FastifyCorsOptions } from '@fastify/cors';
+import { FastifyInstance } from 'fastify';
 
 /**
  * Headers for a JSON API rather than for web pages: nothing may render, frame or load from a
- * response (`default-src 'none'`), no MIME sniffing, no referrer, HTTPS remembered. Helmet's
- * other defaults concern documents and would only add bytes to every token check. The link
- * pages set their own, page-specific policy.
+ * response (`default-src 'none'`), no MIME sniffing, no referrer, HTTPS remembered. Set on every
+ * answer, errors and 404s included; the link pages replace the policy with their own. `Vary:
+ * Origin` is always there because the CORS answer does differ by origin.
  */
-export function apiSecurityHeaders(): RequestHandler {
-  return helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-    },
-    crossOriginEmbedderPolicy: false,
-    crossOriginOpenerPolicy: false,
-    crossOriginResourcePolicy: false,
-    originAgentCluster: false,
-    xDnsPrefetchControl: false,
-    xDownloadOptions: false,
-    xPermittedCrossDomainPolicies: false,
-    xXssProtection: false,
-    xFrameOptions: { action: 'deny' },
-    referrerPolicy: { policy: 'no-referrer' },
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  vary: 'Origin',
+});
+
+export function registerSecurityHeaders(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (_req, reply, done) => {
+    reply.headers(API_SECURITY_HEADERS);
+    done();
   });
 }
 
 /**
- * Credentialed CORS for the configured origins. Only browsers send `Origin`, so requests without
- * one (servers, curl) skip the CORS work and headers; `Vary: Origin` is always set, because the
- * answer does differ by origin.
+ * Credentialed CORS for the configured origins. Any other origin, or none (servers, curl), gets
+ * no CORS headers at all, and its preflight is a 404.
  */
-export function corsForBrowsers(origins: readonly string[]): RequestHandler {
-  const handle = cors({
-    origin: [...origins],
+export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
+  const allowed = new Set(origins);
+  return {
+    origin: (origin, callback) =>
+      callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-Token-Delivery'],
     exposedHeaders: ['Retry-After'],
     maxAge: 600,
-  });
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (req.headers.origin === undefined) {
-      res.setHeader('Vary', 'Origin');
-      return next();
-    }
-    return handle(req, res, next);
   };
 }
