@@ -107,4 +107,6 @@ const server = http.createServer((req, res) => {
 });
 
 server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
+server.listen(Number(process.env.PORT || 0), '127.0.0.1', () =>
+  process.send?.({ port: server.address().port }),
+);

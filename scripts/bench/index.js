@@ -6,6 +6,7 @@ const { execSync, fork, spawn } = require('node:child_process');
 const { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } = require('node:fs');
 const { availableParallelism, cpus, tmpdir, totalmem } = require('node:os');
 const { join } = require('node:path');
+const { createServer } = require('node:net');
 const { randomBytes } = require('node:crypto');
 const bcrypt = require('bcryptjs');
 const { runAutocannon, verifyAtRate, waitForHealth, jsonPost } = require('./load');
@@ -27,11 +28,11 @@ async function main() {
   const targets = await databaseTargets();
   // Everything starts up front and every round measures each server back to back, so a ratio
   // compares runs made seconds apart on a machine whose speed drifts.
-  const ceiling = await startCeiling(4100);
+  const ceiling = await startCeiling();
   const services = [];
   try {
-    for (const [index, target] of targets.entries()) {
-      services.push({ target, server: await startService(4201 + index, target) });
+    for (const target of targets) {
+      services.push({ target, server: await startService(await freePort(), target) });
     }
     const rounds = [];
     for (let round = 1; round <= RUNS; round++) {
@@ -202,11 +203,9 @@ async function databaseTargets() {
   return targets;
 }
 
-async function startCeiling(port) {
-  const child = fork(join(__dirname, 'ceiling-server.js'), {
-    env: { ...process.env, PORT: String(port) },
-  });
-  await new Promise((resolve) => child.once('message', resolve));
+async function startCeiling() {
+  const child = fork(join(__dirname, 'ceiling-server.js'), { env: { ...process.env, PORT: '0' } });
+  const { port } = await new Promise((resolve) => child.once('message', resolve));
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
@@ -218,6 +217,18 @@ async function startCeiling(port) {
   };
 }
 
+/** A port nothing listens on now, so the bench runs beside anything else on the machine. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 async function startService(port, target) {
   const dataDir = mkdtempSync(join(tmpdir(), 'auth-bench-data-'));
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
@@ -227,6 +238,7 @@ async function startService(port, target) {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
       PORT: String(port),
+      HOST: '127.0.0.1',
       JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
       JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
       MAIL_OUTBOX_DIR: join(dataDir, 'mail'),

@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions } from 'typeorm';
 import { AppException } from '../common/errors/app.exception';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
@@ -13,7 +13,7 @@ export type Work<T> = (manager: EntityManager) => Promise<T>;
  * becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors.
  */
 @Injectable()
-export class Database implements OnApplicationShutdown {
+export class Database implements OnModuleInit, OnApplicationShutdown {
   private readonly serialized: boolean;
   private readonly persistence: SqljsPersistence | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -32,6 +32,19 @@ export class Database implements OnApplicationShutdown {
     this.persistence?.schedule();
   }
 
+  /**
+   * sql.js keeps its file in WebAssembly memory, and durability comes from SqljsPersistence's
+   * saves: a rollback journal written (and deleted) beside it on every transaction only costs time.
+   * The journal stays in memory, so a rollback still works.
+   */
+  async onModuleInit(): Promise<void> {
+    if (!this.serialized) return;
+    await this.run(async (manager) => {
+      await manager.query('PRAGMA journal_mode = MEMORY');
+      await manager.query('PRAGMA synchronous = OFF');
+    });
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.persistence?.flush();
   }
@@ -46,8 +59,8 @@ export class Database implements OnApplicationShutdown {
    * most, after a short random pause): revocations and rotations of one user can lock the same
    * rows in different orders. A third conflict answers 503.
    */
-  transaction<T>(work: Work<T>): Promise<T> {
-    return this.schedule(async () => {
+  async transaction<T>(work: Work<T>): Promise<T> {
+    const { result, written } = await this.schedule(async () => {
       for (let attempt = 1; ; attempt++) {
         const hooks: Array<() => void> = [];
         try {
@@ -57,9 +70,10 @@ export class Database implements OnApplicationShutdown {
           });
           for (const hook of hooks) hook();
           // A change to a user (logout, reset, revocation) is on disk before it is acknowledged:
-          // a crash right after must not bring a revoked token back. Still inside the queue here.
-          if (hooks.length > 0) this.persistence?.save();
-          return result;
+          // a crash right after must not bring a revoked token back. The snapshot is taken here,
+          // inside the queue; the file is written while other requests go on.
+          const written = hooks.length > 0 ? this.persistence?.persist() : undefined;
+          return { result, written };
         } catch (error) {
           if (!isTransientConflict(error)) throw error;
           if (attempt === 3) {
@@ -71,6 +85,8 @@ export class Database implements OnApplicationShutdown {
         }
       }
     });
+    await written;
+    return result;
   }
 
   /**

@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -17,11 +18,19 @@ interface SqljsDatabase {
  * here writes made within SAVE_DELAY_MS are saved together, atomically (temporary file, then
  * rename) and readable by the owner only. A crash loses at most that last fraction of a second;
  * a normal stop saves everything.
+ *
+ * Only the snapshot (`export`) needs the database; the file is written off the event loop, so
+ * requests keep being served while megabytes go to disk. Writes are chained: the file never
+ * goes back to an older snapshot.
  */
 export class SqljsPersistence {
   private readonly logger = new Logger('SqliteFile');
   private timer: NodeJS.Timeout | undefined;
-  private savedChanges = -1;
+  private snapshotChanges = -1;
+  /** Every write, failures logged: what the next write waits for. */
+  private writing: Promise<void> = Promise.resolve();
+  /** The newest snapshot's write, failures kept, for a caller that must know it is on disk. */
+  private lastWrite: Promise<void> = Promise.resolve();
 
   /**
    * @param exclusive runs a task when no other database work is in flight (an export in the
@@ -31,43 +40,70 @@ export class SqljsPersistence {
     private readonly dataSource: DataSource,
     private readonly location: string,
     private readonly exclusive: (task: () => void) => Promise<void>,
-  ) {}
+  ) {
+    mkdirSync(dirname(location), { recursive: true });
+  }
 
   /** Called after every unit of work; cheap when a save is already pending. */
   schedule(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.exclusive(() => this.save()).catch((error: unknown) => {
-        // The file keeps its previous content; the next write schedules another save.
-        this.logger.error(`Saving the database file failed: ${String(error)}`);
-      });
+      // A failed write is logged by `persist`'s chain.
+      this.exclusive(() => void this.persist().catch(() => undefined)).catch((error: unknown) =>
+        this.failed(error),
+      );
     }, SAVE_DELAY_MS);
     this.timer.unref();
   }
 
   /** Saves whatever is pending, now (a normal stop). */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    return this.exclusive(() => this.save());
+    let written: Promise<void> = Promise.resolve();
+    await this.exclusive(() => {
+      written = this.persist();
+    });
+    // Logged by `persist`'s chain; the stop goes on with the previous file.
+    await written.catch(() => undefined);
   }
 
   /**
-   * Writes the file if anything changed since the last save. The caller must hold the database
-   * (run inside the serialized queue): `Database` calls it directly after a commit that must not
-   * be lost (logout, reset), before the answer goes out.
+   * Takes a snapshot if anything changed since the last one and starts writing it. The caller
+   * must hold the database (run inside the serialized queue); the returned promise settles once
+   * the file is on disk, which the caller may await after letting the database go: `Database`
+   * does so for a commit that must not be lost (logout, reset) before answering it.
    */
-  save(): void {
-    if (!this.dataSource.isInitialized) return;
+  persist(): Promise<void> {
+    const bytes = this.snapshot();
+    if (bytes === undefined) return this.lastWrite;
+    this.lastWrite = this.writing.then(() => this.write(bytes));
+    this.writing = this.lastWrite.catch((error: unknown) => {
+      // The file keeps its previous content; the next change takes a new snapshot.
+      this.snapshotChanges = -1;
+      this.failed(error);
+    });
+    return this.lastWrite;
+  }
+
+  private snapshot(): Uint8Array | undefined {
+    if (!this.dataSource.isInitialized) return undefined;
     const database = (this.dataSource.driver as unknown as { databaseConnection: SqljsDatabase })
       .databaseConnection;
     const changes = Number(database.exec('SELECT total_changes()')[0]?.values[0]?.[0] ?? 0);
-    if (changes === this.savedChanges) return;
-    mkdirSync(dirname(this.location), { recursive: true });
+    if (changes === this.snapshotChanges) return undefined;
+    this.snapshotChanges = changes;
+    return database.export();
+  }
+
+  private async write(bytes: Uint8Array): Promise<void> {
     const temporary = `${this.location}.tmp`;
-    writeFileSync(temporary, database.export(), { mode: 0o600 });
-    renameSync(temporary, this.location);
-    this.savedChanges = changes;
+    await writeFile(temporary, bytes, { mode: 0o600 });
+    await rename(temporary, this.location);
+  }
+
+  private failed(error: unknown): void {
+    this.logger.error(`Saving the database file failed: ${String(error)}`);
   }
 }
