@@ -100,6 +100,26 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * A write in plain SQL (`?` placeholders, unquoted names: both dialects), returning how many
+   * rows it changed. For the hottest statements only: TypeORM's query builder costs more CPU than
+   * the statement itself there. Inside a transaction, pass its manager.
+   */
+  async write(manager: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
+    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
+    try {
+      const result = await runner.query(sql, parameters, true);
+      return result.affected ?? 0;
+    } finally {
+      if (!manager.queryRunner) await runner.release();
+    }
+  }
+
+  /** A date as the entity columns store it: TypeORM's UTC text on sql.js, a Date for mysql2. */
+  sqlDate(date: Date): Date | string {
+    return this.serialized ? date.toISOString().slice(0, 23).replace('T', ' ') : date;
+  }
+
+  /**
    * `FOR UPDATE` on MySQL, so a read inside a transaction sees (and holds) the latest committed
    * row rather than the transaction's snapshot. sql.js needs none: its work is serialized.
    */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EntityManager, IsNull } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { User } from '../users/user.entity';
@@ -95,18 +95,13 @@ export class RefreshTokensService {
     claims: RefreshClaims,
   ): Promise<Rotated | undefined> {
     const now = new Date();
-    const claimed = await manager.update(
-      RefreshSession,
-      {
-        id: hashToken(claims.jti),
-        userId: claims.sub,
-        familyId: claims.fam,
-        rotatedAt: IsNull(),
-        revokedAt: IsNull(),
-      },
-      { rotatedAt: now },
+    const claimed = await this.database.write(
+      manager,
+      'UPDATE refresh_sessions SET rotated_at = ? WHERE id = ? AND user_id = ? AND family_id = ?' +
+        ' AND rotated_at IS NULL AND revoked_at IS NULL',
+      [this.database.sqlDate(now), hashToken(claims.jti), claims.sub, claims.fam],
     );
-    if (claimed.affected !== 1) return undefined;
+    if (claimed !== 1) return undefined;
     const next = successorJti(this.jwt.refreshSecret, claims.jti);
     return {
       outcome: 'rotated',
@@ -201,7 +196,7 @@ export class RefreshTokensService {
     now: Date,
   ): Promise<IssuedRefreshToken> {
     const iat = epochSeconds(now);
-    const row = manager.create(RefreshSession, {
+    const row: RefreshSession = {
       id: hashToken(jti),
       userId,
       familyId,
@@ -209,8 +204,19 @@ export class RefreshTokensService {
       expiresAt: new Date((iat + this.jwt.refreshTtl) * 1000),
       rotatedAt: null,
       revokedAt: null,
-    });
-    await manager.insert(RefreshSession, row);
+    };
+    await this.database.write(
+      manager,
+      'INSERT INTO refresh_sessions (id, user_id, family_id, created_at, expires_at)' +
+        ' VALUES (?, ?, ?, ?, ?)',
+      [
+        row.id,
+        userId,
+        familyId,
+        this.database.sqlDate(row.createdAt),
+        this.database.sqlDate(row.expiresAt),
+      ],
+    );
     return this.reissue(row, jti);
   }
 
