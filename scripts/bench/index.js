@@ -24,10 +24,8 @@ const PASSWORD = 'bench-password-1';
 async function main() {
   console.log('Building…');
   execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
-  const hashBound = measureHashBound();
   const targets = await databaseTargets();
-  // Everything starts up front and every round measures each server back to back, so a ratio
-  // compares runs made seconds apart on a machine whose speed drifts.
+  // Everything starts up front, so each round measures every server within seconds.
   const ceiling = await startCeiling();
   const services = [];
   try {
@@ -37,28 +35,35 @@ async function main() {
     const rounds = [];
     for (let round = 1; round <= RUNS; round++) {
       console.log(`Round ${round} of ${RUNS}…`);
-      const ceilingVerify = await verifyRun(ceiling);
-      const ceilingRefresh = await refreshRun(ceiling);
       const figures = [];
       for (const { server } of services) {
+        // Each service figure is paired with a ceiling run just before it: the machine's speed
+        // drifts within minutes, and a ratio should compare like with like.
+        const ceilingVerify = await verifyRun(ceiling);
         const verify = await verifyRun(server);
+        const ceilingRefresh = await refreshRun(ceiling);
         const refresh = await refreshRun(server);
+        // Measured next to the logins it judges: this machine's speed drifts within minutes.
+        const hashBound = measureHashBound();
         const login = await loginRate(server);
         const p99Alone = await verifyAtRate(server, PROBE_RATE, DURATION);
         const p99Storm = await stormP99(server);
         figures.push({
+          ceilingVerify,
+          ceilingRefresh,
           verify,
           refresh,
           login,
           verifyShare: verify.rps / ceilingVerify.rps,
           refreshShare: refresh.rps / ceilingRefresh.rps,
+          hashBound,
           loginShare: login.ok / hashBound.loginsPerSecond,
           p99Alone: p99Alone.p99,
           p99Storm: p99Storm.p99,
           stormFactor: p99Storm.p99 / Math.max(1, p99Alone.p99),
         });
       }
-      rounds.push({ ceilingVerify, ceilingRefresh, figures });
+      rounds.push({ figures });
     }
     const rows = services.map(({ target, server }, i) => ({
       name: target.name,
@@ -67,11 +72,11 @@ async function main() {
     }));
     report(
       {
-        verify: medianOf(rounds.map((r) => r.ceilingVerify)),
-        refresh: medianOf(rounds.map((r) => r.ceilingRefresh)),
+        verify: medianOf(rounds.flatMap((r) => r.figures.map((f) => f.ceilingVerify))),
+        refresh: medianOf(rounds.flatMap((r) => r.figures.map((f) => f.ceilingRefresh))),
       },
       rows,
-      hashBound,
+      medianOf(rounds.flatMap((r) => r.figures.map((f) => f.hashBound))),
     );
   } finally {
     ceiling.stop();
@@ -302,8 +307,8 @@ function report(ceiling, services, hashBound) {
   const conditions = [
     `- Machine: ${cpus()[0].model}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB; ${process.platform} ${process.arch}.`,
     `- Node ${process.version}; NestJS ${version('@nestjs/core')}, Express ${version('express')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, sql.js ${version('sql.js')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
-    `- ${RUNS} rounds; in each, every server is measured back to back for ${DURATION} s per figure, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
-    `- Service: \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes; one bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here, so the hash-bound limit is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s.`,
+    `- ${RUNS} rounds of ${DURATION} s per figure; each service run is paired with a ceiling run just before it, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
+    `- Service: \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes; one bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here (median), so the hash-bound limit is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s; it is measured again before each login run, and each login ratio uses the one next to it.`,
     `- Login storm: ${LOGIN_CONNECTIONS} connections logging in back to back while verify-token is probed at a fixed ${PROBE_RATE} req/s.`,
     `- Run at ${new Date().toISOString()}.`,
   ].join('\n');

@@ -1,22 +1,8 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { compileFile, compileTemplate } from 'pug';
+import { renderView } from '../common/views/pug-views';
 import { AppConfig, SecurityConfig } from '../config/config.sections';
-import { VIEWS_DIR } from '../mail/mail.module';
-
-const compiled = new Map<string, compileTemplate>();
-
-/** Compiled on first use: Pug's compiler is heavy, and most processes never serve these pages. */
-function page(name: 'verify-email' | 'reset-password'): compileTemplate {
-  let template = compiled.get(name);
-  if (!template) {
-    template = compileFile(join(VIEWS_DIR, 'pages', `${name}.pug`));
-    compiled.set(name, template);
-  }
-  return template;
-}
 
 /**
  * Where an emailed link leads when the request gave no `applicationUrl`. Mail scanners open
@@ -30,17 +16,23 @@ export class LinkPagesController {
   ) {}
 
   @Get('verify-email')
-  verifyEmailPage(@Res() res: FastifyReply): void {
-    this.render(res, page('verify-email'), 'Verify your email');
+  verifyEmailPage(@Res() res: FastifyReply): Promise<void> {
+    return this.render(res, 'verify-email', 'Verify your email');
   }
 
   @Get('reset-password')
-  resetPasswordPage(@Res() res: FastifyReply): void {
-    this.render(res, page('reset-password'), 'Reset your password');
+  resetPasswordPage(@Res() res: FastifyReply): Promise<void> {
+    return this.render(res, 'reset-password', 'Reset your password');
   }
 
-  private render(res: FastifyReply, page: compileTemplate, title: string): void {
+  private async render(res: FastifyReply, page: string, title: string): Promise<void> {
     const nonce = randomBytes(16).toString('base64');
+    const html = await renderView(`pages/${page}`, {
+      title,
+      nonce,
+      appName: this.app.appName,
+      minLength: this.security.passwordMinLength,
+    });
     void res
       .header(
         'Content-Security-Policy',
@@ -50,13 +42,6 @@ export class LinkPagesController {
       .header('Cache-Control', 'no-store')
       .header('Referrer-Policy', 'no-referrer')
       .type('text/html; charset=utf-8')
-      .send(
-        page({
-          title,
-          nonce,
-          appName: this.app.appName,
-          minLength: this.security.passwordMinLength,
-        }),
-      );
+      .send(html);
   }
 }

@@ -27,6 +27,7 @@ export class SqljsPersistence {
   private readonly logger = new Logger('SqliteFile');
   private timer: NodeJS.Timeout | undefined;
   private snapshotChanges = -1;
+  private writesInFlight = 0;
   /** Every write, failures logged: what the next write waits for. */
   private writing: Promise<void> = Promise.resolve();
   /** The newest snapshot's write, failures kept, for a caller that must know it is on disk. */
@@ -49,6 +50,9 @@ export class SqljsPersistence {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      // One snapshot in memory at a time: while the disk is behind, later changes wait their turn
+      // (a snapshot is the size of the whole database).
+      if (this.writesInFlight > 0) return this.schedule();
       // A failed write is logged by `persist`'s chain.
       this.exclusive(() => void this.persist().catch(() => undefined)).catch((error: unknown) =>
         this.failed(error),
@@ -78,7 +82,10 @@ export class SqljsPersistence {
   persist(): Promise<void> {
     const bytes = this.snapshot();
     if (bytes === undefined) return this.lastWrite;
-    this.lastWrite = this.writing.then(() => this.write(bytes));
+    this.writesInFlight++;
+    this.lastWrite = this.writing
+      .then(() => this.write(bytes))
+      .finally(() => this.writesInFlight--);
     this.writing = this.lastWrite.catch((error: unknown) => {
       // The file keeps its previous content; the next change takes a new snapshot.
       this.snapshotChanges = -1;

@@ -1,6 +1,7 @@
 import { MailerService } from '@nestjs-modules/mailer';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/config.sections';
+import { renderView } from '../common/views/pug-views';
 import { appNameFrom } from './app-name';
 
 export interface TokenMail {
@@ -35,7 +36,7 @@ const KINDS: Record<Kind, { servicePath: string; subject: (app: string) => strin
   },
 };
 
-/** Renders the Pug templates in `views/emails` and sends through the configured transport. */
+/** Renders the Pug views in `views/emails` and sends through the configured transport. */
 @Injectable()
 export class MailService {
   private readonly logger = new Logger(MailService.name);
@@ -72,13 +73,13 @@ export class MailService {
         ? `${hours} hour${hours === 1 ? '' : 's'}`
         : `${Math.round(message.ttl / 60)} minutes`;
     const data = { appName, username: message.username, email: message.to, link, validFor };
+    const html = await renderView(`emails/${kind}`, { mail: data });
     try {
       await this.mailer.sendMail({
         // One recipient object: an address is never parsed as a list.
         to: { name: '', address: message.to },
         subject: KINDS[kind].subject(appName),
-        template: kind,
-        context: { mail: data },
+        html,
         text: plainText(kind, data),
       });
     } catch (error) {

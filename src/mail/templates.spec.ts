@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderFile } from 'pug';
-import { VIEWS_DIR } from './mail.module';
+import { VIEWS_DIR } from '../common/views/pug-views';
 
 const hostile = {
   appName: 'Shop <img src=x onerror=alert(1)>',
