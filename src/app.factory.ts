@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
 import { AppModule } from './app.module';
-import { answerFrameworkError } from './common/errors/framework-errors';
+import { answerClientError, answerFrameworkError } from './common/errors/framework-errors';
 import { MAX_BODY_BYTES, registerJsonBody } from './common/http/json-body.parser';
 import { corsOptions, registerSecurityHeaders } from './common/http/security-headers';
 import { TrustFunction, trustFunction } from './common/http/trust-proxy';
@@ -32,6 +32,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
     // As Express did: /API/V1/AUTH/LOGIN and /auth/login/ are the same route.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+    // Node's default, which Fastify turns off: a client trickling a body is cut off.
+    requestTimeout: 60_000,
+    // While stopping, requests on open connections are still served (the database closes after
+    // the server); Fastify's own 503 would not be the envelope.
+    return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bodyParser: false,

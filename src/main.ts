@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 // before collecting it. Set first, before anything allocates; measured in docs/performance.md.
 setFlagsFromString('--heap-growing-percent=10');
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { AppConfig } from './config/config.sections';
 import { ConfigError } from './config/env.reader';
@@ -12,8 +12,23 @@ import { ConfigError } from './config/env.reader';
 async function main(): Promise<void> {
   const app = await createApp();
   const config = app.get(AppConfig);
-  await app.listen(config.port, config.host);
+  await listen(app, config.port, config.host);
   new Logger('Bootstrap').log(`Listening on ${config.publicUrl}/api/v1 (port ${config.port})`);
+}
+
+/** As Node's own `listen(port)`: every interface, IPv6 included where the machine has it. */
+async function listen(app: INestApplication, port: number, host: string | undefined) {
+  if (host !== undefined) {
+    await app.listen(port, host);
+    return;
+  }
+  try {
+    await app.listen(port, '::');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== 'EAFNOSUPPORT' && code !== 'EADDRNOTAVAIL') throw error;
+    await app.listen(port, '0.0.0.0');
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,3 +1,5 @@
+import { Server } from 'node:http';
+import { AddressInfo, connect } from 'node:net';
 import { LoggedIn, expectError, registerAndLogin } from './support/auth-helpers';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 
@@ -107,6 +109,40 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
       .set('Origin', 'https://evil.example.net')
       .set('Cookie', `access_token=${session.access}`);
     expect(read.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers a preflight without Access-Control-Request-Method like any other, not 400', async () => {
+    const response = await t.http().options('/api/v1/auth/login').set('Origin', APP_ORIGIN);
+    expect(response.status).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+  });
+
+  it('answers a request the HTTP parser refuses with the envelope, not a library body', async () => {
+    const server = t.app.getHttpServer() as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(
+            'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+          ),
+        );
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+      const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+      expect(body).toEqual({
+        success: false,
+        message: 'The request is malformed',
+        error: 'VALIDATION_ERROR',
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   describe('cookie-authenticated changes from a foreign origin', () => {

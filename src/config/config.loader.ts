@@ -27,7 +27,7 @@ export function loadConfig(env: RawEnv): Config {
       nodeEnv,
       production,
       port,
-      host: read.string('HOST') ?? '0.0.0.0',
+      host: read.string('HOST'),
       publicUrl: read.url('PUBLIC_URL', `http://localhost:${port}`),
       appName: read.string('APP_NAME') ?? 'Auth Service',
       corsOrigins,

@@ -8,8 +8,8 @@ export class AppConfig {
   readonly nodeEnv!: string;
   readonly production!: boolean;
   readonly port!: number;
-  /** Address to listen on: every IPv4 interface unless set (`::` for IPv6 too, `127.0.0.1`). */
-  readonly host!: string;
+  /** Address to listen on; unset: every interface, IPv6 and IPv4 (IPv4 only where IPv6 is off). */
+  readonly host!: string | undefined;
   readonly publicUrl!: string;
   readonly appName!: string;
   readonly corsOrigins!: readonly string[];

@@ -5,7 +5,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 /** How long writes may gather before the file is saved. */
-const SAVE_DELAY_MS = 200;
+const SAVE_DELAY_MS = 1000;
 
 interface SqljsDatabase {
   export(): Uint8Array;
@@ -16,22 +16,22 @@ interface SqljsDatabase {
  * Saves the embedded sql.js database to its file. TypeORM's own autosave exports the whole
  * database after every statement, which makes every write cost as much as the database is large;
  * here writes made within SAVE_DELAY_MS are saved together, atomically (temporary file, then
- * rename) and readable by the owner only. A crash loses at most that last fraction of a second;
- * a normal stop saves everything.
+ * rename) and readable by the owner only. A crash loses at most the last second of logins and
+ * refreshes; a normal stop saves everything.
  *
  * Only the snapshot (`export`) needs the database; the file is written off the event loop, so
- * requests keep being served while megabytes go to disk. Writes are chained: the file never
- * goes back to an older snapshot.
+ * requests keep being served while megabytes go to disk. One write at a time, one snapshot in
+ * memory at a time: changes made during a write share the one snapshot taken after it, and the
+ * file never goes back to an older state.
  */
 export class SqljsPersistence {
   private readonly logger = new Logger('SqliteFile');
   private timer: NodeJS.Timeout | undefined;
   private snapshotChanges = -1;
-  private writesInFlight = 0;
-  /** Every write, failures logged: what the next write waits for. */
-  private writing: Promise<void> = Promise.resolve();
-  /** The newest snapshot's write, failures kept, for a caller that must know it is on disk. */
-  private lastWrite: Promise<void> = Promise.resolve();
+  /** The write under way. */
+  private inFlight: Promise<void> | undefined;
+  /** The write that will start after it, with a snapshot of everything changed meanwhile. */
+  private followUp: Promise<void> | undefined;
 
   /**
    * @param exclusive runs a task when no other database work is in flight (an export in the
@@ -50,10 +50,7 @@ export class SqljsPersistence {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      // One snapshot in memory at a time: while the disk is behind, later changes wait their turn
-      // (a snapshot is the size of the whole database).
-      if (this.writesInFlight > 0) return this.schedule();
-      // A failed write is logged by `persist`'s chain.
+      // A failed write is logged where it fails.
       this.exclusive(() => void this.persist().catch(() => undefined)).catch((error: unknown) =>
         this.failed(error),
       );
@@ -69,29 +66,46 @@ export class SqljsPersistence {
     await this.exclusive(() => {
       written = this.persist();
     });
-    // Logged by `persist`'s chain; the stop goes on with the previous file.
+    // Logged where it failed; the stop goes on with the previous file.
     await written.catch(() => undefined);
   }
 
   /**
-   * Takes a snapshot if anything changed since the last one and starts writing it. The caller
-   * must hold the database (run inside the serialized queue); the returned promise settles once
-   * the file is on disk, which the caller may await after letting the database go: `Database`
-   * does so for a commit that must not be lost (logout, reset) before answering it.
+   * Settles once every change made so far is on disk. The caller must hold the database (run
+   * inside the serialized queue) and may await the result after letting the database go:
+   * `Database` does so for a commit that must not be lost (logout, reset) before answering it.
    */
   persist(): Promise<void> {
+    if (!this.inFlight) return this.startWrite();
+    this.followUp ??= this.inFlight
+      .catch(() => undefined)
+      .then(() => {
+        let written: Promise<void> = Promise.resolve();
+        return this.exclusive(() => {
+          // Commits from here on need a later snapshot than this one.
+          this.followUp = undefined;
+          written = this.startWrite();
+        }).then(() => written);
+      });
+    return this.followUp;
+  }
+
+  /** Takes the snapshot now (the caller holds the database) and writes it. */
+  private startWrite(): Promise<void> {
     const bytes = this.snapshot();
-    if (bytes === undefined) return this.lastWrite;
-    this.writesInFlight++;
-    this.lastWrite = this.writing
-      .then(() => this.write(bytes))
-      .finally(() => this.writesInFlight--);
-    this.writing = this.lastWrite.catch((error: unknown) => {
-      // The file keeps its previous content; the next change takes a new snapshot.
-      this.snapshotChanges = -1;
-      this.failed(error);
-    });
-    return this.lastWrite;
+    if (bytes === undefined) return Promise.resolve();
+    const write = this.write(bytes)
+      .catch((error: unknown) => {
+        // The file keeps its previous content; the next save takes a new snapshot.
+        this.snapshotChanges = -1;
+        this.failed(error);
+        throw error;
+      })
+      .finally(() => {
+        if (this.inFlight === write) this.inFlight = undefined;
+      });
+    this.inFlight = write;
+    return write;
   }
 
   private snapshot(): Uint8Array | undefined {

@@ -73,8 +73,8 @@ export class MailService {
         ? `${hours} hour${hours === 1 ? '' : 's'}`
         : `${Math.round(message.ttl / 60)} minutes`;
     const data = { appName, username: message.username, email: message.to, link, validFor };
-    const html = await renderView(`emails/${kind}`, { mail: data });
     try {
+      const html = await renderView(`emails/${kind}`, { mail: data });
       await this.mailer.sendMail({
         // One recipient object: an address is never parsed as a list.
         to: { name: '', address: message.to },

@@ -78,8 +78,15 @@ describe('AllExceptionsFilter', () => {
       message: 'The request body is larger than 5 MB',
       error: 'PAYLOAD_TOO_LARGE',
     });
-    // A status on an error that is not Fastify's own is not trusted.
-    const foreign = Object.assign(new Error('driver said 404'), { statusCode: 404 });
+    // An upload cut off midway: the socket's error, with the status Fastify gave it.
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    expect(respond(aborted).body).toEqual({
+      success: false,
+      message: 'The request is invalid',
+      error: 'VALIDATION_ERROR',
+    });
+    // A server-error status on an error we did not raise is a fault like any other.
+    const foreign = Object.assign(new Error('driver said 502'), { statusCode: 502 });
     expect(respond(foreign).statusCode).toBe(500);
   });
 

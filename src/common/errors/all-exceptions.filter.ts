@@ -16,13 +16,17 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-/** Fastify's own errors (`FST_…`: a body type it cannot parse, a body too large) carry a status. */
+/**
+ * Errors raised while Fastify reads a request carry the status to answer: its own (`FST_…`: a
+ * body type it cannot parse, a body too large) and the socket's (an upload cut off midway, 400).
+ * Only a client-error status is taken from an error we did not raise; a 5xx stays a fault.
+ */
 function frameworkStatus(exception: unknown): number | undefined {
   if (!(exception instanceof Error)) return undefined;
   const { code, statusCode } = exception as { code?: unknown; statusCode?: unknown };
-  return typeof code === 'string' && code.startsWith('FST_') && typeof statusCode === 'number'
-    ? statusCode
-    : undefined;
+  if (typeof statusCode !== 'number') return undefined;
+  if (typeof code === 'string' && code.startsWith('FST_')) return statusCode;
+  return statusCode >= 400 && statusCode < 500 ? statusCode : undefined;
 }
 
 /** Our code for a status a framework chose; `undefined` for server faults, which are logged. */

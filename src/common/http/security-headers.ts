@@ -37,5 +37,8 @@ export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
     allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-Token-Delivery'],
     exposedHeaders: ['Retry-After'],
     maxAge: 600,
+    // A preflight without Access-Control-Request-Method is answered like any other, not with a
+    // plain-text 400.
+    strictPreflight: false,
   };
 }
