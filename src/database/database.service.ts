@@ -42,6 +42,8 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
     await this.run(async (manager) => {
       await manager.query('PRAGMA journal_mode = MEMORY');
       await manager.query('PRAGMA synchronous = OFF');
+      // The whole file already sits in memory; a large page cache would only hold a second copy.
+      await manager.query('PRAGMA cache_size = -512');
     });
   }
 
