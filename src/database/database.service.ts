@@ -104,16 +104,12 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
   /**
    * A write in plain SQL (`?` placeholders, unquoted names: both dialects), returning how many
    * rows it changed. For the hottest statements only: TypeORM's query builder costs more CPU than
-   * the statement itself there. Inside a transaction, pass its manager.
+   * the statement itself there. Runs inside the transaction `manager` belongs to.
    */
   async write(manager: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
-    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
-    try {
-      const result = await runner.query(sql, parameters, true);
-      return result.affected ?? 0;
-    } finally {
-      if (!manager.queryRunner) await runner.release();
-    }
+    if (!manager.queryRunner) throw new Error('write needs a manager from Database.transaction()');
+    const result = await manager.queryRunner.query(sql, parameters, true);
+    return result.affected ?? 0;
   }
 
   /** A date as the entity columns store it: TypeORM's UTC text on sql.js, a Date for mysql2. */

@@ -62,12 +62,8 @@ export class SqljsPersistence {
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    let written: Promise<void> = Promise.resolve();
-    await this.exclusive(() => {
-      written = this.persist();
-    });
-    // Logged where it failed; the stop goes on with the previous file.
-    await written.catch(() => undefined);
+    // A failed write is logged where it fails; the stop goes on with the previous file.
+    await this.holding(() => this.persist().catch(() => undefined));
   }
 
   /**
@@ -79,15 +75,23 @@ export class SqljsPersistence {
     if (!this.inFlight) return this.startWrite();
     this.followUp ??= this.inFlight
       .catch(() => undefined)
-      .then(() => {
-        let written: Promise<void> = Promise.resolve();
-        return this.exclusive(() => {
+      .then(() =>
+        this.holding(() => {
           // Commits from here on need a later snapshot than this one.
           this.followUp = undefined;
-          written = this.startWrite();
-        }).then(() => written);
-      });
+          return this.startWrite();
+        }),
+      );
     return this.followUp;
+  }
+
+  /** Starts `save` once the database is held, and settles when the write it started does. */
+  private async holding(save: () => Promise<void>): Promise<void> {
+    let written: Promise<void> = Promise.resolve();
+    await this.exclusive(() => {
+      written = save();
+    });
+    return written;
   }
 
   /** Takes the snapshot now (the caller holds the database) and writes it. */

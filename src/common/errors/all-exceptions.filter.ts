@@ -39,11 +39,16 @@ export function exceptionForStatus(status: number): AppException | undefined {
   return undefined;
 }
 
-export function sendError(reply: FastifyReply, error: AppException): void {
+/** The envelope of an error: its code and message, and the field details when there are any. */
+export function errorBody(error: AppException): Envelope {
   const body: Envelope = { success: false, message: error.message, error: error.code };
   if (error.details?.length) body.details = error.details;
+  return body;
+}
+
+export function sendError(reply: FastifyReply, error: AppException): void {
   if (error.retryAfter !== undefined) void reply.header('Retry-After', String(error.retryAfter));
-  void reply.status(error.status).send(body);
+  void reply.status(error.status).send(errorBody(error));
 }
 
 /**

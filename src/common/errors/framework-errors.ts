@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
 import { API_SECURITY_HEADERS } from '../http/security-headers';
 import { AppException } from './app.exception';
-import { exceptionForStatus, sendError } from './all-exceptions.filter';
+import { errorBody, exceptionForStatus, sendError } from './all-exceptions.filter';
 
 /**
  * What Fastify's router refuses before any hook or Nest code runs (a URL that does not decode):
@@ -40,7 +40,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
         : 400;
   const message =
     status === 408 ? 'The request took too long to arrive' : 'The request is malformed';
-  const body = JSON.stringify({ success: false, message, error: 'VALIDATION_ERROR' });
+  const body = JSON.stringify(errorBody(new AppException('VALIDATION_ERROR', { status, message })));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
