@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.js', '*.mjs'] },
+  { ignores: ['**/dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.js', '*.mjs'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -29,7 +29,7 @@ export default tseslint.config(
   },
   {
     // Plain Node files (scripts, the bcrypt worker): linted without type information.
-    files: ['scripts/**/*.js', 'src/**/*.js'],
+    files: ['scripts/**/*.js', 'src/**/*.js', 'examples/spa/server.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
@@ -42,12 +42,38 @@ export default tseslint.config(
         URL: 'readonly',
         __dirname: 'readonly',
         setTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
         module: 'writable',
       },
     },
     rules: {
       ...tseslint.configs.disableTypeChecked.rules,
       '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    // The SDK is an ES module without decorators: type-only imports are erased, as they should be.
+    files: ['client/src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports' }],
+    },
+  },
+  {
+    // The example app's page script: a browser module.
+    files: ['examples/spa/public/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        URLSearchParams: 'readonly',
+        FormData: 'readonly',
+      },
     },
   },
 );

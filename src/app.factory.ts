@@ -1,7 +1,8 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
+import { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module';
 import { answerClientError, answerFrameworkError } from './common/errors/framework-errors';
 import { MAX_BODY_BYTES, registerJsonBody } from './common/http/json-body.parser';
@@ -9,12 +10,14 @@ import { corsOptions, registerSecurityHeaders } from './common/http/security-hea
 import { TrustFunction, trustFunction } from './common/http/trust-proxy';
 import { ConfigOptions } from './config/config.module';
 import { AppConfig } from './config/config.sections';
+import { Metrics } from './metrics/metrics.service';
+import { registerRequestTiming } from './metrics/request-timing';
 
 export const API_PREFIX = 'api/v1';
 
 export interface CreateAppOptions extends ConfigOptions {
-  /** Nest's own logger; `false` silences it (tests). */
-  logger?: false | undefined;
+  /** Nest's logger by default; `false` silences it, a LoggerService receives every line. */
+  logger?: false | LoggerService;
 }
 
 /**
@@ -42,18 +45,22 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bodyParser: false,
     abortOnError: false,
-    ...(options.logger === false ? { logger: false } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   const config = app.get(AppConfig);
   trust = trustFunction(config.trustProxy);
 
   const fastify = app.getHttpAdapter().getInstance();
+  closeIdleWhileStopping(fastify);
+  const metrics = app.get(Metrics);
+  if (metrics.enabled) registerRequestTiming(fastify, metrics);
   registerSecurityHeaders(fastify);
   registerJsonBody(fastify);
   await app.register(fastifyCookie);
   app.enableCors(corsOptions(config.corsOrigins));
-  app.setGlobalPrefix(API_PREFIX);
-  app.enableShutdownHooks();
+  // Prometheus scrapes /metrics by convention, outside the versioned API.
+  app.setGlobalPrefix(API_PREFIX, { exclude: ['metrics'] });
+  // No signal handlers here: main.ts installs its own, and an embedding app keeps its own.
   return app;
 }
 
@@ -66,4 +73,22 @@ export async function createReadyApp(options: CreateAppOptions = {}): Promise<IN
   await app.init();
   await (app as NestFastifyApplication).getHttpAdapter().getInstance().ready();
   return app;
+}
+
+/**
+ * While stopping, a keep-alive connection is closed as soon as its last request is answered.
+ * Fastify closes the connections that are idle when the stop begins; one whose request was still
+ * running would otherwise hold the stop open for the whole keep-alive timeout.
+ */
+function closeIdleWhileStopping(fastify: FastifyInstance): void {
+  let sweeper: NodeJS.Timeout | undefined;
+  fastify.addHook('preClose', (done) => {
+    sweeper = setInterval(() => fastify.server.closeIdleConnections(), 50);
+    sweeper.unref();
+    done();
+  });
+  fastify.addHook('onClose', (_instance, done) => {
+    clearInterval(sweeper);
+    done();
+  });
 }

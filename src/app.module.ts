@@ -8,6 +8,9 @@ import { ConfigOptions, ConfigSectionsModule, configRoot } from './config/config
 import { SecurityConfig } from './config/config.sections';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { JwksModule } from './jwks/jwks.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { ProfileModule } from './profile/profile.module';
 
 @Module({})
 export class AppModule {
@@ -24,7 +27,10 @@ export class AppModule {
         DatabaseModule,
         ThrottlingModule,
         AuthModule,
+        ProfileModule,
         HealthModule,
+        MetricsModule,
+        JwksModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -9,11 +9,43 @@ import { createApp } from './app.factory';
 import { AppConfig } from './config/config.sections';
 import { ConfigError } from './config/env.reader';
 
+/** A stop that takes longer than this (a request stuck on a dead peer) is cut short. */
+const SHUTDOWN_LIMIT_MS = 30_000;
+
 async function main(): Promise<void> {
   const app = await createApp();
   const config = app.get(AppConfig);
   await listen(app, config.port, config.host);
+  stopOnSignals(app);
   new Logger('Bootstrap').log(`Listening on ${config.publicUrl}/api/v1 (port ${config.port})`);
+}
+
+/**
+ * SIGTERM (or SIGINT): stop accepting connections, let the requests in flight finish, then close
+ * the hash workers, the database (the SQLite file is saved) and Redis, and exit 0. Nest's own
+ * signal handling would re-raise the signal, and the process would end as killed.
+ */
+function stopOnSignals(app: INestApplication): void {
+  const logger = new Logger('Shutdown');
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal}: finishing the requests in flight, then stopping`);
+    setTimeout(() => {
+      logger.error(`Still stopping after ${SHUTDOWN_LIMIT_MS / 1000} s: exiting now`);
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(`Stopping failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 /** As Node's own `listen(port)`: every interface, IPv6 included where the machine has it. */

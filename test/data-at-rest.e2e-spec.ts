@@ -54,6 +54,8 @@ describe('what the database holds', () => {
     expect(migrations).toEqual([
       { name: 'InitialSchema1763769600000' },
       { name: 'PurgeIndexes1763856000000' },
+      { name: 'RetiredSessionsIndex1763942400000' },
+      { name: 'AuditEvents1764028800000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);
@@ -71,10 +73,12 @@ describe('what the database holds', () => {
   });
 
   it('answers 503 in the envelope when the database is gone', async () => {
-    await t.http().get('/api/v1/health').expect(200);
+    await t.http().get('/api/v1/health/ready').expect(200);
     await t.dataSource.destroy();
     try {
-      expectError(await t.http().get('/api/v1/health'), 503, 'SERVICE_UNAVAILABLE');
+      expectError(await t.http().get('/api/v1/health/ready'), 503, 'SERVICE_UNAVAILABLE');
+      // Liveness: the process itself is fine, and restarting it would not bring MySQL back.
+      await t.http().get('/api/v1/health').expect(200);
     } finally {
       await t.dataSource.initialize();
     }

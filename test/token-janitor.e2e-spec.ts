@@ -1,7 +1,13 @@
 import { RefreshSession } from '../src/tokens/refresh-session.entity';
 import { TokenJanitor } from '../src/tokens/token-janitor.service';
 import { VerificationToken } from '../src/tokens/verification-token.entity';
-import { expectError, login, refreshWith, registerAndLogin } from './support/auth-helpers';
+import {
+  cookiesOf,
+  expectError,
+  login,
+  refreshWith,
+  registerAndLogin,
+} from './support/auth-helpers';
 import { TestApp, startTestApp } from './support/test-app';
 
 describe('purging dead tokens', () => {
@@ -57,4 +63,62 @@ describe('purging dead tokens', () => {
     const successor = /refresh_token=([^;]+)/.exec(String(rotatedAway.headers['set-cookie']))![1];
     expectError(await refreshWith(t, successor), 401, 'INVALID_TOKEN');
   });
+
+  it('forgets rotated sessions soon after the grace window, and still treats a late copy as theft', async () => {
+    const victim = await registerAndLogin(t);
+    const otherDevice = await login(t, victim.credentials);
+    const successor = cookiesOf(await refreshWith(t, victim.refresh).expect(200)).refresh_token
+      .value;
+    const family = familyOf(victim.refresh);
+    expect(await sessions().countBy({ familyId: family })).toBe(2);
+
+    const janitor = t.app.get(TokenJanitor);
+    // Within the grace window (0 s here) and its 10 s margin the rotated row stays.
+    expect(await janitor.purgeRetired(new Date(Date.now() + 5_000))).toBe(0);
+    expect(await janitor.purgeRetired(new Date(Date.now() + 11_000))).toBeGreaterThanOrEqual(1);
+    const left = await sessions().findBy({ familyId: family });
+    expect(left).toHaveLength(1);
+    expect(left[0].rotatedAt).toBeNull();
+
+    expectError(await refreshWith(t, victim.refresh), 401, 'INVALID_TOKEN');
+    expect((await sessions().findOneByOrFail({ familyId: family })).revokedAt).not.toBeNull();
+    expectError(await refreshWith(t, successor), 401, 'INVALID_TOKEN');
+    // Only the stolen family: the user's other device keeps its session.
+    await refreshWith(t, otherDevice.refresh).expect(200);
+  });
+
+  it('answers a token newer than anything stored (a lost last second) as invalid, not theft', async () => {
+    const user = await registerAndLogin(t);
+    const successor = cookiesOf(await refreshWith(t, user.refresh).expect(200)).refresh_token.value;
+    const family = familyOf(user.refresh);
+    // As after a crash that lost the rotation: the successor's row is gone, its predecessor is
+    // live again, and was issued before the successor.
+    const rows = await sessions().findBy({ familyId: family });
+    const stored = rows.find((row) => row.rotatedAt !== null)!;
+    await sessions().delete({ id: rows.find((row) => row.rotatedAt === null)!.id });
+    await sessions().update(
+      { id: stored.id },
+      { rotatedAt: null, createdAt: new Date(Date.now() - 60_000) },
+    );
+
+    expectError(await refreshWith(t, successor), 401, 'INVALID_TOKEN');
+    expect((await sessions().findOneByOrFail({ id: stored.id })).revokedAt).toBeNull();
+    await refreshWith(t, user.refresh).expect(200);
+  });
+
+  it('answers a token whose whole family is gone as invalid, touching nothing else', async () => {
+    const user = await registerAndLogin(t);
+    const otherDevice = await login(t, user.credentials);
+    await sessions().delete({ familyId: familyOf(user.refresh) });
+
+    expectError(await refreshWith(t, user.refresh), 401, 'INVALID_TOKEN');
+    const others = await sessions().findBy({ familyId: familyOf(otherDevice.refresh) });
+    expect(others.every((row) => row.revokedAt === null)).toBe(true);
+    await refreshWith(t, otherDevice.refresh).expect(200);
+  });
 });
+
+function familyOf(refreshToken: string): string {
+  const payload = Buffer.from(refreshToken.split('.')[1], 'base64url').toString();
+  return (JSON.parse(payload) as { fam: string }).fam;
+}

@@ -2,16 +2,15 @@
 // npm run bench: the service against the platform's ceiling on this machine. See docs/performance.md.
 // BENCH_DURATION (seconds per measurement, default 5), BENCH_RUNS (default 3, the median is kept),
 // BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306; unreachable: the MariaDB part is skipped).
-const { execSync, fork, spawn } = require('node:child_process');
+const { execSync, fork } = require('node:child_process');
 const { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } = require('node:fs');
 const { availableParallelism, cpus, tmpdir, totalmem } = require('node:os');
 const { join } = require('node:path');
-const { createServer } = require('node:net');
 const { randomBytes } = require('node:crypto');
 const bcrypt = require('bcryptjs');
-const { runAutocannon, verifyAtRate, waitForHealth, jsonPost } = require('./load');
+const { runAutocannon, verifyAtRate, jsonPost, followRefreshChain } = require('./load');
+const { NODE_FLAGS, ROOT, startBuiltService } = require('./service');
 
-const ROOT = join(__dirname, '..', '..');
 const DURATION = Number(process.env.BENCH_DURATION || 5);
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const COST = Number(process.env.BCRYPT_COST || 10);
@@ -30,7 +29,7 @@ async function main() {
   const services = [];
   try {
     for (const target of targets) {
-      services.push({ target, server: await startService(await freePort(), target) });
+      services.push({ target, server: await startService(target) });
     }
     const rounds = [];
     for (let round = 1; round <= RUNS; round++) {
@@ -134,26 +133,8 @@ async function refreshRun(server) {
     method: 'POST',
     connections: REFRESH_CONNECTIONS,
     duration: DURATION,
-    setupClient: followRefreshChain(tokens),
+    setupClient: followRefreshChain(() => tokens.pop()),
   });
-}
-
-/** Each connection sends the refresh token its previous response set: a real rotation chain. */
-function followRefreshChain(tokens) {
-  return (client) => {
-    const use = (token) => client.setHeaders({ cookie: `refresh_token=${token}` });
-    use(tokens.pop());
-    client.on('headers', ({ headers }) => {
-      for (let i = 0; i < headers.length; i += 2) {
-        if (
-          headers[i].toLowerCase() === 'set-cookie' &&
-          headers[i + 1].startsWith('refresh_token=')
-        ) {
-          use(headers[i + 1].slice('refresh_token='.length).split(';')[0]);
-        }
-      }
-    });
-  };
 }
 
 function loginRate(server) {
@@ -222,44 +203,16 @@ async function startCeiling() {
   };
 }
 
-/** A port nothing listens on now, so the bench runs beside anything else on the machine. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
+async function startService(target) {
+  const service = await startBuiltService({
+    name: 'bench',
+    env: () => ({ BCRYPT_COST: String(COST), ...target.env }),
   });
-}
-
-async function startService(port, target) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'auth-bench-data-'));
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
-    cwd: dataDir,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
-      JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
-      MAIL_OUTBOX_DIR: join(dataDir, 'mail'),
-      DATA_DIR: dataDir,
-      BCRYPT_COST: String(COST),
-      THROTTLE_LIMIT: '10000000',
-      THROTTLE_AUTH_LIMIT: '10000000',
-      ...target.env,
-    },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(`${url}/api/v1/health`, child);
+  const { url } = service;
   const email = 'bench@example.com';
   await jsonPost(`${url}/api/v1/auth/register`, { email, password: PASSWORD, username: 'bench' });
   return {
-    url,
+    ...service,
     email,
     session: async () => {
       const body = await jsonPost(
@@ -268,16 +221,6 @@ async function startService(port, target) {
         { 'x-token-delivery': 'body' },
       );
       return { access: body.access_token, refresh: body.refresh_token };
-    },
-    peakRssMb: () => {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
-    },
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -308,7 +251,7 @@ function report(ceiling, services, hashBound) {
     `- Machine: ${cpus()[0].model}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB; ${process.platform} ${process.arch}.`,
     `- Node ${process.version}; NestJS ${version('@nestjs/core')}, Fastify ${version('fastify')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, sql.js ${version('sql.js')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
     `- ${RUNS} rounds of ${DURATION} s per figure; each service run is paired with a ceiling run just before it, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
-    `- Service: \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes; one bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here (median), so the hash-bound limit is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s; it is measured again before each login run, and each login ratio uses the one next to it.`,
+    `- Service: \`node ${[...NODE_FLAGS, 'dist/main.js'].join(' ')}\` as \`npm run start:prod\` runs it, \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes; one bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here (median), so the hash-bound limit is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s; it is measured again before each login run, and each login ratio uses the one next to it.`,
     `- Login storm: ${LOGIN_CONNECTIONS} connections logging in back to back while verify-token is probed at a fixed ${PROBE_RATE} req/s.`,
     `- Run at ${new Date().toISOString()}.`,
   ].join('\n');

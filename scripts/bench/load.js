@@ -77,4 +77,31 @@ async function waitForHealth(url, child) {
   throw new Error(`${url} did not answer`);
 }
 
-module.exports = { runAutocannon, verifyAtRate, jsonPost, waitForHealth };
+/**
+ * An autocannon `setupClient` for refresh chains: each connection starts from `firstToken()` and
+ * then sends the refresh token its previous response set, as a browser does. `onToken` hears each
+ * new one (a connection that reconnects can start from the newest).
+ */
+function followRefreshChain(firstToken, onToken = () => {}) {
+  return (client) => {
+    const use = (token) => client.setHeaders({ cookie: `refresh_token=${token}` });
+    use(firstToken());
+    client.on('headers', ({ headers }) => {
+      for (let i = 0; i < headers.length; i += 2) {
+        if (
+          headers[i].toLowerCase() === 'set-cookie' &&
+          headers[i + 1].startsWith('refresh_token=')
+        ) {
+          const token = headers[i + 1].slice('refresh_token='.length).split(';')[0];
+          // An empty value is the cookie being cleared (a refused refresh): keep the last one.
+          if (token) {
+            use(token);
+            onToken(token);
+          }
+        }
+      }
+    });
+  };
+}
+
+module.exports = { runAutocannon, verifyAtRate, jsonPost, waitForHealth, followRefreshChain };

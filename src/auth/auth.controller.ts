@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { Envelope, ok } from '../common/http/envelope';
+import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { RefreshClaims } from '../tokens/refresh-tokens.service';
@@ -29,8 +30,8 @@ export class AuthController {
 
   @Post('register')
   @StrictThrottle()
-  async register(@Body() body: RegisterDto): Promise<UserEnvelope> {
-    const { user, emailSent } = await this.auth.register(body);
+  async register(@Body() body: RegisterDto, @Client() client: ClientInfo): Promise<UserEnvelope> {
+    const { user, emailSent } = await this.auth.register(body, client);
     const message = emailSent
       ? 'Registration successful. Check your email to verify your account.'
       : 'Registration successful, but the verification email could not be sent. Request a new one.';
@@ -44,8 +45,9 @@ export class AuthController {
     @Body() body: LoginDto,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
     @Res({ passthrough: true }) res: FastifyReply,
+    @Client() client: ClientInfo,
   ) {
-    return this.deliver(await this.auth.login(body), delivery, res, 'Login successful');
+    return this.deliver(await this.auth.login(body, client), delivery, res, 'Login successful');
   }
 
   @Post('refresh')
@@ -55,9 +57,15 @@ export class AuthController {
     @RequestUser() claims: RefreshClaims,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
     @Res({ passthrough: true }) res: FastifyReply,
+    @Client() client: ClientInfo,
   ) {
     try {
-      return this.deliver(await this.auth.refresh(claims), delivery, res, 'Token refreshed');
+      return this.deliver(
+        await this.auth.refresh(claims, client),
+        delivery,
+        res,
+        'Token refreshed',
+      );
     } catch (error) {
       // A dead refresh token is of no further use to the browser: stop it from retrying.
       this.cookies.clear(res);
@@ -71,8 +79,9 @@ export class AuthController {
   async logout(
     @RequestUser() principal: User | RefreshClaims,
     @Res({ passthrough: true }) res: FastifyReply,
+    @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    await this.auth.logout(principal);
+    await this.auth.logout(principal, client);
     this.cookies.clear(res);
     return ok('Logged out from all devices');
   }

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
+import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { ApplicationUrlPolicy } from './application-url.policy';
@@ -19,12 +21,14 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
 
 @Module({
   imports: [
+    AuditModule,
     PassportModule,
     ConfigSectionsModule,
     DatabaseModule,
     UsersModule,
     TokensModule,
     MailModule,
+    MetricsModule,
   ],
   controllers: [AuthController, EmailFlowsController, LinkPagesController],
   providers: [

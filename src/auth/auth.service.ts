@@ -1,8 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
+import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
+import { Metrics } from '../metrics/metrics.service';
 import { AccessTokensService } from '../tokens/access-tokens.service';
 import { RefreshClaims, RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { RevocationService } from '../tokens/revocation.service';
@@ -40,6 +43,8 @@ export class AuthService {
     private readonly mail: MailService,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
+    private readonly audit: AuditTrail,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -47,7 +52,7 @@ export class AuthService {
    * out after the commit: if it cannot be sent the account stays (a retry would otherwise be
    * refused as a duplicate) and the user can ask for the email again.
    */
-  async register(input: RegisterDto): Promise<Registration> {
+  async register(input: RegisterDto, client?: ClientInfo): Promise<Registration> {
     const applicationUrl = this.applicationUrls.check(
       input.emailConfig?.applicationUrl,
       'emailConfig.applicationUrl',
@@ -56,6 +61,7 @@ export class AuthService {
     const { user, token } = await this.database
       .transaction(async (manager) => {
         const created = await this.users.create(manager, { ...input, passwordHash });
+        await this.audit.record(manager, 'registered', created.id, client);
         const issued = await this.verificationTokens.issue(
           manager,
           created.id,
@@ -89,17 +95,27 @@ export class AuthService {
     }
   }
 
-  async login(input: LoginDto): Promise<Session> {
+  async login(input: LoginDto, client?: ClientInfo): Promise<Session> {
     const user = await this.users.findByEmail(input.email);
     const valid = await this.hasher.verify(input.password, user?.passwordHash);
-    if (!user || !valid) throw new AppException('LOGIN_FAILED');
-    const started = await this.refreshTokens.start(user.id, user.passwordHash);
+    if (!user || !valid) {
+      await this.audit.recordAlone('login_failed', user?.id ?? null, client);
+      throw new AppException('LOGIN_FAILED');
+    }
+    const started = await this.refreshTokens.start(user.id, user.passwordHash, client);
     if (!started) throw new AppException('LOGIN_FAILED');
     return this.session(started.user, started.refresh.token, started.refresh.expiresIn);
   }
 
-  async refresh(claims: RefreshClaims): Promise<Session> {
-    const result = await this.refreshTokens.rotate(claims);
+  async refresh(claims: RefreshClaims, client?: ClientInfo): Promise<Session> {
+    const result = await this.refreshTokens.rotate(claims, client);
+    this.metrics.refreshed(
+      result.outcome === 'rotated'
+        ? 'ok'
+        : result.outcome === 'reused'
+          ? 'reuse_detected'
+          : 'invalid',
+    );
     if (result.outcome !== 'rotated') {
       throw new AppException('INVALID_TOKEN', {
         message:
@@ -112,13 +128,15 @@ export class AuthService {
   }
 
   /** Signed in by access token (a User) or, when that has expired, by refresh token (claims). */
-  async logout(principal: User | RefreshClaims): Promise<void> {
+  async logout(principal: User | RefreshClaims, client?: ClientInfo): Promise<void> {
     if (!(principal instanceof User) && !(await this.refreshTokens.isLive(principal))) {
       throw new AppException('INVALID_TOKEN');
     }
-    await this.revocation.revokeEverything(
-      principal instanceof User ? principal.id : principal.sub,
-    );
+    const userId = principal instanceof User ? principal.id : principal.sub;
+    await this.database.transaction(async (manager) => {
+      await this.revocation.revokeEverything(userId, manager);
+      await this.audit.record(manager, 'logout', userId, client);
+    });
   }
 
   private session(user: User, refreshToken: string, refreshExpiresIn: number): Session {

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { Envelope, ok } from '../common/http/envelope';
+import { Client, ClientInfo } from '../common/http/request-context';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { publicUser } from '../users/user.view';
 import { AuthCookies } from './auth-cookies.service';
@@ -27,8 +28,12 @@ export class EmailFlowsController {
   @Post(['auth/verify-email', 'email/verify-email', 'email/verify'])
   @HttpCode(200)
   @StrictThrottle()
-  async verifyEmail(@Body() body: VerifyEmailDto) {
-    const { user, redirectUrl } = await this.flows.verifyEmail(body.token, body.applicationUrl);
+  async verifyEmail(@Body() body: VerifyEmailDto, @Client() client: ClientInfo) {
+    const { user, redirectUrl } = await this.flows.verifyEmail(
+      body.token,
+      body.applicationUrl,
+      client,
+    );
     const data = {
       user: { ...publicUser(user), verified_at: user.verifiedAt?.toISOString() ?? null },
       ...(redirectUrl ? { redirect_url: redirectUrl } : {}),
@@ -47,8 +52,11 @@ export class EmailFlowsController {
   @Post(['auth/forgot-password', 'email/forgot-password'])
   @HttpCode(200)
   @StrictThrottle()
-  async forgotPassword(@Body() body: EmailLinkRequestDto): Promise<Envelope> {
-    await this.flows.requestPasswordReset(body.email, body.applicationUrl);
+  async forgotPassword(
+    @Body() body: EmailLinkRequestDto,
+    @Client() client: ClientInfo,
+  ): Promise<Envelope> {
+    await this.flows.requestPasswordReset(body.email, body.applicationUrl, client);
     return ok('Password reset email sent');
   }
 
@@ -59,12 +67,13 @@ export class EmailFlowsController {
   async resetPassword(
     @Body(ResetPasswordBodyPipe) body: ResetRequestDto | ResetConfirmDto,
     @Res({ passthrough: true }) res: FastifyReply,
+    @Client() client: ClientInfo,
   ): Promise<Envelope> {
     if (body instanceof ResetRequestDto) {
-      await this.flows.requestPasswordReset(body.email);
+      await this.flows.requestPasswordReset(body.email, undefined, client);
       return ok('Password reset email sent');
     }
-    await this.flows.resetPassword(body.token, body.newPassword);
+    await this.flows.resetPassword(body.token, body.newPassword, client);
     // Every session of the user has just ended, this browser's included.
     this.cookies.clear(res);
     return ok('Password has been reset. Log in with the new password.');

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
+import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
@@ -25,17 +27,20 @@ export class EmailFlowsService {
     private readonly mail: MailService,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** Returns the verified user and, when one was given and is allowed, where the app goes next. */
   async verifyEmail(
     token: string,
     applicationUrl?: string,
+    client?: ClientInfo,
   ): Promise<{ user: User; redirectUrl?: string }> {
     const redirectUrl = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'email_verification');
       if (!userId) throw invalidToken('verification');
+      await this.audit.record(manager, 'email_verified', userId, client);
       return this.users.markEmailVerified(manager, userId);
     });
     return { user, redirectUrl };
@@ -54,21 +59,26 @@ export class EmailFlowsService {
   }
 
   /** A new link retires the older ones once it has been sent; 404 when no account uses the email. */
-  async requestPasswordReset(email: string, applicationUrl?: string): Promise<void> {
+  async requestPasswordReset(
+    email: string,
+    applicationUrl?: string,
+    client?: ClientInfo,
+  ): Promise<void> {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.users.findByEmail(email);
     if (!user) throw new AppException('USER_NOT_FOUND');
     const token = await this.sendToken(user, 'password_reset', url);
-    await this.database.transaction((manager) =>
-      this.tokens.retireOlder(manager, user.id, 'password_reset', token),
-    );
+    await this.database.transaction(async (manager) => {
+      await this.tokens.retireOlder(manager, user.id, 'password_reset', token);
+      await this.audit.record(manager, 'password_reset_requested', user.id, client);
+    });
   }
 
   /**
    * Sets the new password and ends every session of the user, in one transaction. Owning the
    * inbox is proof enough of the address, so an unverified email becomes verified.
    */
-  async resetPassword(token: string, newPassword: string): Promise<void> {
+  async resetPassword(token: string, newPassword: string, client?: ClientInfo): Promise<void> {
     const passwordHash = await this.hasher.hash(newPassword);
     await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'password_reset');
@@ -77,6 +87,7 @@ export class EmailFlowsService {
       await this.users.markEmailVerified(manager, userId);
       await this.tokens.retireOlder(manager, userId, 'password_reset');
       await this.revocation.revokeEverything(userId, manager);
+      await this.audit.record(manager, 'password_changed', userId, client);
     });
   }
 

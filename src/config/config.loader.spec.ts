@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from './config.loader';
@@ -97,8 +98,12 @@ describe('loadConfig', () => {
       'Invalid configuration: COOKIE_SAMESITE can be none only with COOKIE_SECURE=true',
     ],
     [
-      { REDIS_URL: 'redis://127.0.0.1:6379' },
-      'Invalid configuration: REDIS_URL is not supported by this version yet (rate limits and revocations are per process); unset it',
+      { METRICS_TOKEN: 'short' },
+      'Invalid configuration: METRICS_TOKEN must be at least 32 characters',
+    ],
+    [
+      { REDIS_URL: '127.0.0.1:6379' },
+      'Invalid configuration: REDIS_URL must look like redis://[:password@]host:port[/db]',
     ],
     [
       { PASSWORD_MIN_LENGTH: '5' },
@@ -141,12 +146,125 @@ describe('loadConfig', () => {
   it('generates the secrets once outside production and keeps them in the data folder', () => {
     const first = loadConfig({ DATA_DIR: dataDir });
     const second = loadConfig({ DATA_DIR: dataDir });
-    expect(first.jwt.accessSecret).toHaveLength(64);
-    expect(first.jwt.accessSecret).not.toBe(first.jwt.refreshSecret);
+    const access = first.jwt.access;
+    if (access.algorithm !== 'HS256') throw new Error('HS256 is the default');
+    expect(access.secret).toHaveLength(64);
+    expect(access.secret).not.toBe(first.jwt.refreshSecret);
     expect(second.jwt).toEqual(first.jwt);
     const file = join(dataDir, 'jwt-secrets.json');
-    expect(readFileSync(file, 'utf8')).toContain(first.jwt.accessSecret);
+    expect(readFileSync(file, 'utf8')).toContain(access.secret);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  describe('access-token algorithm and keys', () => {
+    const ed25519 = () => generateKeyPairSync('ed25519');
+    const pem = (key: { export(options: object): string | Buffer }, type: 'pkcs8' | 'spki') =>
+      key.export({ format: 'pem', type }).toString();
+    const production = {
+      NODE_ENV: 'production',
+      JWT_REFRESH_SECRET: SECRETS.JWT_REFRESH_SECRET,
+      SMTP_URL: 'smtps://u:p@mail.example.com',
+    };
+
+    it('defaults to HS256 with the access secret, and no key pair', () => {
+      const config = loadConfig({ ...SECRETS, DATA_DIR: dataDir });
+      expect(config.jwt.access).toEqual({ algorithm: 'HS256', secret: SECRETS.JWT_ACCESS_SECRET });
+    });
+
+    it('generates a key pair once outside production, and needs no access secret', () => {
+      const first = loadConfig({ DATA_DIR: dataDir, JWT_ALGORITHM: 'eddsa' }).jwt.access;
+      const second = loadConfig({ DATA_DIR: dataDir, JWT_ALGORITHM: 'EdDSA' }).jwt.access;
+      if (first.algorithm === 'HS256' || second.algorithm === 'HS256') throw new Error('EdDSA');
+      expect(first.current.kid).toBe(second.current.kid);
+      expect(first.previous).toEqual([]);
+      expect(first.devKeysFile).toBe(join(dataDir, 'jwt-keys', 'EdDSA.json'));
+      expect(statSync(first.devKeysFile!).mode & 0o777).toBe(0o600);
+    });
+
+    it('takes the keys from files in production, without an access secret', () => {
+      const current = ed25519();
+      const retired = ed25519();
+      const keyFile = join(dataDir, 'current.pem');
+      const previousFile = join(dataDir, 'previous.pem');
+      writeFileSync(keyFile, pem(current.privateKey, 'pkcs8'));
+      // The current key listed among the previous ones (mid-rotation) is not listed twice.
+      writeFileSync(
+        previousFile,
+        `${pem(retired.publicKey, 'spki')}${pem(current.publicKey, 'spki')}`,
+      );
+      const access = loadConfig({
+        ...production,
+        DATA_DIR: dataDir,
+        JWT_ALGORITHM: 'EdDSA',
+        JWT_PRIVATE_KEY_FILE: keyFile,
+        JWT_PREVIOUS_PUBLIC_KEYS_FILE: previousFile,
+      }).jwt.access;
+      if (access.algorithm !== 'EdDSA') throw new Error('EdDSA');
+      expect(access.devKeysFile).toBeUndefined();
+      expect(access.previous.map((key) => key.kid)).toHaveLength(1);
+      expect(access.previous[0].kid).not.toBe(access.current.kid);
+    });
+
+    it.each([
+      [
+        { JWT_ALGORITHM: 'RS256' },
+        'Invalid configuration: JWT_ALGORITHM must be one of HS256, EdDSA, ES256 (got "RS256")',
+      ],
+      [
+        { ...production, JWT_ALGORITHM: 'EdDSA' },
+        'Invalid configuration: JWT_PRIVATE_KEY (or JWT_PRIVATE_KEY_FILE) is required when NODE_ENV=production and JWT_ALGORITHM=EdDSA',
+      ],
+      [
+        { JWT_PRIVATE_KEY: 'x' },
+        'Invalid configuration: JWT_PRIVATE_KEY is used only with JWT_ALGORITHM=EdDSA or ES256',
+      ],
+      [
+        { JWT_PREVIOUS_PUBLIC_KEYS_FILE: '/nowhere' },
+        'Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS_FILE is used only with JWT_ALGORITHM=EdDSA or ES256',
+      ],
+      [
+        { JWT_ALGORITHM: 'EdDSA', JWT_PRIVATE_KEY: 'x', JWT_PRIVATE_KEY_FILE: '/x' },
+        'Invalid configuration: JWT_PRIVATE_KEY_FILE cannot be set together with JWT_PRIVATE_KEY',
+      ],
+      [
+        { JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY_FILE: '/nowhere/key.pem' },
+        'Invalid configuration: JWT_PRIVATE_KEY_FILE cannot be read (ENOENT: /nowhere/key.pem)',
+      ],
+      [
+        { JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: 'not a key' },
+        'Invalid configuration: JWT_PRIVATE_KEY must be an unencrypted PEM private key (PKCS#8, -----BEGIN PRIVATE KEY-----)',
+      ],
+      [
+        {
+          JWT_ALGORITHM: 'ES256',
+          JWT_PRIVATE_KEY: pem(ed25519().privateKey, 'pkcs8'),
+        },
+        'Invalid configuration: JWT_PRIVATE_KEY must be a P-256 (prime256v1) key for JWT_ALGORITHM=ES256 (got ed25519)',
+      ],
+      [
+        {
+          JWT_ALGORITHM: 'EdDSA',
+          JWT_PRIVATE_KEY: pem(ed25519().privateKey, 'pkcs8'),
+          JWT_PREVIOUS_PUBLIC_KEYS: pem(
+            generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey,
+            'spki',
+          ),
+        },
+        'Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS must be an Ed25519 key for JWT_ALGORITHM=EdDSA (number 1) (got ec prime256v1)',
+      ],
+    ])('refuses %j with one line naming the variable', (env, message) => {
+      expect(() => loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env })).toThrow(message);
+    });
+
+    it('refuses a damaged generated key file, naming it', () => {
+      const env = { DATA_DIR: dataDir, JWT_ALGORITHM: 'EdDSA' };
+      loadConfig(env);
+      const file = join(dataDir, 'jwt-keys', 'EdDSA.json');
+      writeFileSync(file, 'garbage');
+      expect(() => loadConfig(env)).toThrow(
+        `Invalid configuration: DATA_DIR holds ${file}, which is not valid JSON: delete it to generate a new key`,
+      );
+    });
   });
 
   it('reads TRUST_PROXY as a hop count or a list of addresses', () => {

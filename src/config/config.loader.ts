@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { compile as compileProxyList } from 'proxy-addr';
+import { readAccessSigning } from './access-keys.reader';
 import { Config, TrustProxySetting } from './config.sections';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { ConfigError, EnvReader, RawEnv } from './env.reader';
+import { ACCESS_ALGORITHMS } from './signing-keys';
 
 const DAY = 86_400;
 const MIN_SECRET_LENGTH = 32;
@@ -14,13 +16,19 @@ const MIN_SECRET_LENGTH = 32;
  */
 export function loadConfig(env: RawEnv): Config {
   const read = new EnvReader(env);
-  refuseUnsupported(read);
   const nodeEnv = read.string('NODE_ENV') ?? 'development';
   const production = nodeEnv === 'production';
   const port = read.int('PORT', 3000, 1, 65_535);
   const dataDir = resolve(read.string('DATA_DIR') ?? './data');
   const corsOrigins = read.origins('CORS_ORIGINS', ['http://localhost:5173']);
   const accessTtl = read.int('ACCESS_TOKEN_TTL', 900, 1, DAY);
+  const algorithm = read.oneOf('JWT_ALGORITHM', 'HS256', ACCESS_ALGORITHMS);
+  const { accessSecret, refreshSecret } = readSecrets(
+    read,
+    production,
+    dataDir,
+    algorithm === 'HS256',
+  );
 
   return {
     app: {
@@ -40,12 +48,18 @@ export function loadConfig(env: RawEnv): Config {
       poolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 500),
     },
     jwt: {
-      ...readSecrets(read, production, dataDir),
+      access: readAccessSigning(read, algorithm, accessSecret, { production, dataDir, accessTtl }),
+      refreshSecret,
       accessTtl,
       refreshTtl: read.int('REFRESH_TOKEN_TTL', 7 * DAY, accessTtl, 365 * DAY),
       refreshReuseGrace: read.int('REFRESH_REUSE_GRACE', 10, 0, 300),
     },
     cookies: readCookies(read),
+    metrics: { token: readMetricsToken(read) },
+    redis: {
+      url: readRedisUrl(read),
+      keyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'auth:',
+    },
     throttle: {
       ttl: read.int('THROTTLE_TTL', 900, 1, DAY),
       limit: read.int('THROTTLE_LIMIT', 50, 1, 10_000_000),
@@ -82,23 +96,27 @@ function readDatabaseUrl(read: EnvReader): string {
   return url;
 }
 
-function readSecrets(read: EnvReader, production: boolean, dataDir: string) {
+/**
+ * The access secret is needed only for HS256; with a key pair it is not required, and not
+ * generated either.
+ */
+function readSecrets(read: EnvReader, production: boolean, dataDir: string, hmacAccess: boolean) {
   let accessSecret = read.string('JWT_ACCESS_SECRET');
   let refreshSecret = read.string('JWT_REFRESH_SECRET');
-  for (const [name, value] of [
-    ['JWT_ACCESS_SECRET', accessSecret],
-    ['JWT_REFRESH_SECRET', refreshSecret],
+  for (const [name, value, needed] of [
+    ['JWT_ACCESS_SECRET', accessSecret, hmacAccess],
+    ['JWT_REFRESH_SECRET', refreshSecret, true],
   ] as const) {
-    if (value === undefined && production) {
+    if (value === undefined && needed && production) {
       throw new ConfigError(name, 'is required when NODE_ENV=production');
     }
     if (value !== undefined && value.length < MIN_SECRET_LENGTH) {
       throw new ConfigError(name, `must be at least ${MIN_SECRET_LENGTH} characters long`);
     }
   }
-  if (accessSecret === undefined || refreshSecret === undefined) {
+  if (refreshSecret === undefined || (hmacAccess && accessSecret === undefined)) {
     const generated = loadOrCreateDevSecrets(dataDir);
-    accessSecret ??= generated.accessSecret;
+    if (hmacAccess) accessSecret ??= generated.accessSecret;
     refreshSecret ??= generated.refreshSecret;
   }
   if (accessSecret === refreshSecret) {
@@ -146,14 +164,22 @@ function readCookies(read: EnvReader) {
   return { secure, sameSite };
 }
 
-/** Shared state in Redis comes with multi-instance support; until then, say so rather than ignore it. */
-function refuseUnsupported(read: EnvReader): void {
-  if (read.string('REDIS_URL') !== undefined) {
-    throw new ConfigError(
-      'REDIS_URL',
-      'is not supported by this version yet (rate limits and revocations are per process); unset it',
-    );
+/** A guessable token would publish the service's traffic: as long as a JWT secret, or unset. */
+function readMetricsToken(read: EnvReader): string | undefined {
+  const token = read.string('METRICS_TOKEN');
+  if (token !== undefined && token.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError('METRICS_TOKEN', `must be at least ${MIN_SECRET_LENGTH} characters`);
   }
+  return token;
+}
+
+/** Unset: one instance keeps its rate limits and revocations in process. */
+function readRedisUrl(read: EnvReader): string | undefined {
+  const url = read.string('REDIS_URL');
+  if (url !== undefined && !/^rediss?:\/\/[^/]+/.test(url)) {
+    throw new ConfigError('REDIS_URL', 'must look like redis://[:password@]host:port[/db]');
+  }
+  return url;
 }
 
 /**

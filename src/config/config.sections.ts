@@ -2,6 +2,8 @@
  * Typed configuration sections. Each class is also the DI token for its section, so a service asks
  * for `JwtConfig` and gets exactly the values it needs, validated once at boot by `loadConfig`.
  */
+import { AsymmetricAlgorithm, SigningKey, VerificationKey } from './signing-keys';
+
 export type TrustProxySetting = false | number | string[];
 
 export class AppConfig {
@@ -23,8 +25,24 @@ export class DatabaseConfig {
   readonly poolSize!: number;
 }
 
+/**
+ * How access tokens are signed: with a shared secret (HS256, verifiable only by this service), or
+ * with a key pair whose public half other services fetch from the JWKS endpoint.
+ */
+export type AccessSigning =
+  | { readonly algorithm: 'HS256'; readonly secret: string }
+  | {
+      readonly algorithm: AsymmetricAlgorithm;
+      readonly current: SigningKey;
+      /** Retired keys whose tokens may still be live: they verify and are published, never sign. */
+      readonly previous: readonly VerificationKey[];
+      /** The generated key file outside production; undefined when the keys are configured. */
+      readonly devKeysFile: string | undefined;
+    };
+
 export class JwtConfig {
-  readonly accessSecret!: string;
+  readonly access!: AccessSigning;
+  /** Refresh tokens are always HS256: only this service ever verifies them. */
   readonly refreshSecret!: string;
   readonly accessTtl!: number;
   readonly refreshTtl!: number;
@@ -36,6 +54,19 @@ export type SameSite = 'lax' | 'strict' | 'none';
 export class CookieConfig {
   readonly secure!: boolean;
   readonly sameSite!: SameSite;
+}
+
+/** Shared state for several instances: rate-limit counters and revocation notices. */
+export class RedisConfig {
+  /** Unset: everything stays in process (one instance). */
+  readonly url!: string | undefined;
+  /** Before every key and channel name, so several services can share one Redis. */
+  readonly keyPrefix!: string;
+}
+
+export class MetricsConfig {
+  /** Unset: `/metrics` answers 404. Set: a scraper must send it as a bearer token. */
+  readonly token!: string | undefined;
 }
 
 export class ThrottleConfig {
@@ -70,6 +101,8 @@ export interface Config {
   database: DatabaseConfig;
   jwt: JwtConfig;
   cookies: CookieConfig;
+  redis: RedisConfig;
+  metrics: MetricsConfig;
   throttle: ThrottleConfig;
   security: SecurityConfig;
   mail: MailConfig;
@@ -81,6 +114,8 @@ export const CONFIG_SECTIONS = {
   database: DatabaseConfig,
   jwt: JwtConfig,
   cookies: CookieConfig,
+  redis: RedisConfig,
+  metrics: MetricsConfig,
   throttle: ThrottleConfig,
   security: SecurityConfig,
   mail: MailConfig,

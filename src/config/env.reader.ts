@@ -35,12 +35,14 @@ export class EnvReader {
   }
 
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
-    const raw = this.string(name)?.toLowerCase();
+    const raw = this.string(name);
     if (raw === undefined) return fallback;
-    if (!(allowed as readonly string[]).includes(raw)) {
+    // Case-insensitive, returned as spelled in `allowed` (eddsa is EdDSA).
+    const match = allowed.find((value) => value.toLowerCase() === raw.toLowerCase());
+    if (match === undefined) {
       throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
     }
-    return raw as T;
+    return match;
   }
 
   /** An http(s) URL, returned without a trailing slash. */

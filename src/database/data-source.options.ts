@@ -1,17 +1,25 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
+import { AuditEvent } from '../audit/audit-event.entity';
 import { RefreshSession } from '../tokens/refresh-session.entity';
 import { VerificationToken } from '../tokens/verification-token.entity';
 import { User } from '../users/user.entity';
 import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-schema';
 import { PurgeIndexes1763856000000 } from './migrations/1763856000000-purge-indexes';
+import { RetiredSessionsIndex1763942400000 } from './migrations/1763942400000-retired-sessions-index';
+import { AuditEvents1764028800000 } from './migrations/1764028800000-audit-events';
 
-export const ENTITIES = [User, RefreshSession, VerificationToken];
-export const MIGRATIONS = [InitialSchema1763769600000, PurgeIndexes1763856000000];
+export const ENTITIES = [User, RefreshSession, VerificationToken, AuditEvent];
+export const MIGRATIONS = [
+  InitialSchema1763769600000,
+  PurgeIndexes1763856000000,
+  RetiredSessionsIndex1763942400000,
+  AuditEvents1764028800000,
+];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */
-const CONNECT_TIMEOUT_MS = 5000;
+const CONNECT_TIMEOUT_MS = 2000;
 
 /**
  * `DATABASE_URL` → TypeORM options. `sqlite:<file>` and `sqlite::memory:` use sql.js (WebAssembly:

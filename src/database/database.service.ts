@@ -6,6 +6,12 @@ import { SqljsPersistence } from './sqljs-persistence';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
 
+/** What runs once a transaction has committed, and whether it must be on disk first (sql.js). */
+interface CommitHooks {
+  run: Array<() => void>;
+  durable: boolean;
+}
+
 /**
  * The one door to the database. sql.js is a single in-process connection with no locking: two
  * interleaved requests would share (and roll back) each other's transactions. There, all work is
@@ -18,7 +24,7 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
   private readonly persistence: SqljsPersistence | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   /** Callbacks to run once the transaction a manager belongs to has committed. */
-  private readonly commitHooks = new WeakMap<EntityManager, Array<() => void>>();
+  private readonly commitHooks = new WeakMap<EntityManager, CommitHooks>();
 
   constructor(private readonly dataSource: DataSource) {
     this.serialized = dataSource.options.type === 'sqljs';
@@ -64,17 +70,17 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
   async transaction<T>(work: Work<T>): Promise<T> {
     const { result, written } = await this.schedule(async () => {
       for (let attempt = 1; ; attempt++) {
-        const hooks: Array<() => void> = [];
+        const hooks: CommitHooks = { run: [], durable: false };
         try {
           const result = await this.dataSource.transaction((manager) => {
             this.commitHooks.set(manager, hooks);
             return work(manager);
           });
-          for (const hook of hooks) hook();
+          for (const hook of hooks.run) hook();
           // A change to a user (logout, reset, revocation) is on disk before it is acknowledged:
           // a crash right after must not bring a revoked token back. The snapshot is taken here,
           // inside the queue; the file is written while other requests go on.
-          const written = hooks.length > 0 ? this.persistence?.persist() : undefined;
+          const written = hooks.durable ? this.persistence?.persist() : undefined;
           return { result, written };
         } catch (error) {
           if (!isTransientConflict(error)) throw error;
@@ -96,9 +102,21 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
    * after the change is visible, not before). Outside a transaction this is a programming error.
    */
   afterCommit(manager: EntityManager, hook: () => void): void {
+    this.hooksOf(manager).run.push(hook);
+  }
+
+  /**
+   * The transaction must be on disk before the caller answers (the embedded SQLite saves in
+   * batches otherwise): a revocation a crash could undo would bring a revoked token back.
+   */
+  durable(manager: EntityManager): void {
+    this.hooksOf(manager).durable = true;
+  }
+
+  private hooksOf(manager: EntityManager): CommitHooks {
     const hooks = this.commitHooks.get(manager);
-    if (!hooks) throw new Error('afterCommit needs a manager from Database.transaction()');
-    hooks.push(hook);
+    if (!hooks) throw new Error('Commit hooks need a manager from Database.transaction()');
+    return hooks;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
@@ -124,11 +125,30 @@ export class SqljsPersistence {
 
   private async write(bytes: Uint8Array): Promise<void> {
     const temporary = `${this.location}.tmp`;
-    await writeFile(temporary, bytes, { mode: 0o600 });
-    await rename(temporary, this.location);
+    try {
+      await writeFile(temporary, bytes, { mode: 0o600 });
+      await rename(temporary, this.location);
+    } finally {
+      release(bytes);
+    }
   }
 
   private failed(error: unknown): void {
     this.logger.error(`Saving the database file failed: ${String(error)}`);
   }
+}
+
+/**
+ * Frees a snapshot's memory now. Left to the garbage collector, snapshots (each as large as the
+ * database) piled up while the process was quiet, 20 MB and more with a 6 MB database, because V8
+ * collects ArrayBuffers only when its heap asks for a collection. Transferring the buffer into a
+ * message that is never received detaches it, and closing the channel drops the message and its
+ * memory.
+ */
+function release(bytes: Uint8Array): void {
+  if (!(bytes.buffer instanceof ArrayBuffer)) return;
+  const { port1, port2 } = new MessageChannel();
+  port1.postMessage(null, [bytes.buffer]);
+  port1.close();
+  port2.close();
 }

@@ -1,18 +1,84 @@
 import { Controller, Get } from '@nestjs/common';
+import {
+  HealthCheckService,
+  HealthIndicatorResult,
+  HealthIndicatorService,
+} from '@nestjs/terminus';
 import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
+import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
+import { MailService } from '../mail/mail.service';
+import { RedisService } from '../redis/redis.service';
 
+type Checks = Record<string, 'up' | 'down'>;
+
+/**
+ * Liveness (`/health`: the process answers) and readiness (`/health/ready`: the database answers;
+ * Redis and SMTP, when configured, are reported too). A load balancer takes an instance out on
+ * 503 from `ready`; an orchestrator restarts it only when `/health` stops answering, which a
+ * database outage never causes.
+ */
 @Controller('health')
 export class HealthController {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicator: HealthIndicatorService,
+    private readonly database: Database,
+    private readonly redis: RedisService,
+    private readonly mail: MailService,
+    private readonly mailConfig: MailConfig,
+  ) {}
 
-  /** 200 while the database answers a query, 503 otherwise. */
   @Get()
-  async check(): Promise<Envelope<{ status: string; database: string }>> {
-    await this.database.ping().catch(() => {
-      throw new AppException('SERVICE_UNAVAILABLE', { message: 'The database is unreachable' });
-    });
-    return ok('Service is healthy', { status: 'ok', database: 'up' });
+  live(): Envelope<{ status: string }> {
+    return ok('Service is alive', { status: 'ok' });
   }
+
+  @Get('ready')
+  async ready(): Promise<Envelope<{ status: string; checks: Checks }>> {
+    const indicators = [() => this.check('database', () => this.database.ping().then(() => true))];
+    if (this.redis.enabled) {
+      indicators.push(() => this.check('redis', () => Promise.resolve(this.redis.ready)));
+    }
+    if (this.mailConfig.smtpUrl) {
+      indicators.push(() => this.check('smtp', () => this.mail.reachable()));
+    }
+    let details: Record<string, { status: string }>;
+    try {
+      details = (await this.health.check(indicators)).details;
+    } catch (error) {
+      details =
+        (error as { response?: { details?: Record<string, { status: string }> } }).response
+          ?.details ?? {};
+    }
+    const checks = statuses(details);
+    if (checks.database !== 'up') {
+      throw new AppException('SERVICE_UNAVAILABLE', {
+        message: 'Not ready: the database is unreachable',
+        details: [{ field: 'database', message: 'database is unreachable' }],
+      });
+    }
+    // Without Redis or SMTP the service still serves (per-instance limits, mail refused with
+    // EMAIL_SERVICE_ERROR): every instance shares them, so answering 503 would take all out.
+    const down = Object.keys(checks).filter((name) => checks[name] === 'down');
+    return down.length === 0
+      ? ok('Service is ready', { status: 'ok', checks })
+      : ok(`Service is ready, degraded: ${down.join(', ')} unreachable`, {
+          status: 'degraded',
+          checks,
+        });
+  }
+
+  private async check(key: string, probe: () => Promise<boolean>): Promise<HealthIndicatorResult> {
+    const session = this.indicator.check(key);
+    const up = await probe().catch(() => false);
+    return up ? session.up() : session.down();
+  }
+}
+
+function statuses(details: Record<string, { status: string }>): Checks {
+  return Object.fromEntries(
+    Object.entries(details).map(([name, { status }]) => [name, status === 'up' ? 'up' : 'down']),
+  );
 }

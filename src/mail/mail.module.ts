@@ -1,6 +1,7 @@
 import { MailerModule, MailerOptions } from '@nestjs-modules/mailer';
 import { Module } from '@nestjs/common';
 import { ConfigSectionsModule } from '../config/config.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { MailConfig } from '../config/config.sections';
 import { OutboxTransport } from './outbox.transport';
 import { MailService } from './mail.service';
@@ -9,6 +10,7 @@ import { smtpOptions } from './smtp-options';
 @Module({
   imports: [
     ConfigSectionsModule,
+    MetricsModule,
     MailerModule.forRootAsync({
       imports: [ConfigSectionsModule],
       inject: [MailConfig],

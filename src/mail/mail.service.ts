@@ -1,4 +1,5 @@
 import { MailerService } from '@nestjs-modules/mailer';
+import { EmailKind, Metrics } from '../metrics/metrics.service';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/config.sections';
 import { renderView } from '../common/views/pug-views';
@@ -25,6 +26,11 @@ export class MailDeliveryError extends Error {
 
 type Kind = 'verification' | 'password-reset';
 
+const METRIC_KIND: Record<Kind, EmailKind> = {
+  verification: 'verification',
+  'password-reset': 'password_reset',
+};
+
 const KINDS: Record<Kind, { servicePath: string; subject: (app: string) => string }> = {
   verification: {
     servicePath: '/api/v1/auth/verify-email',
@@ -44,7 +50,13 @@ export class MailService {
   constructor(
     private readonly mailer: MailerService,
     private readonly app: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
+
+  /** The SMTP server answers a connection and a greeting (readiness); true for the outbox. */
+  reachable(): Promise<boolean> {
+    return this.mailer.verifyAllTransporters();
+  }
 
   sendVerificationEmail(message: TokenMail): Promise<void> {
     return this.send('verification', message);
@@ -82,7 +94,9 @@ export class MailService {
         html,
         text: plainText(kind, data),
       });
+      this.metrics.email(METRIC_KIND[kind], 'sent');
     } catch (error) {
+      this.metrics.email(METRIC_KIND[kind], 'failed');
       this.logger.warn(`Sending the ${kind} email failed: ${describe(error)}`);
       throw new MailDeliveryError(error);
     }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JwtConfig } from '../config/config.sections';
 import { User } from '../users/user.entity';
+import { AsymmetricJwt, PublishedJwk } from './asymmetric-jwt';
 import { BaseClaims, JwtSigner, epochSeconds } from './jwt-signer';
 
 export interface AccessClaims extends BaseClaims {
@@ -16,12 +17,25 @@ export interface IssuedAccessToken {
   expiresIn: number;
 }
 
+export interface JwkSet {
+  keys: PublishedJwk[];
+}
+
 @Injectable()
 export class AccessTokensService {
-  readonly signer: JwtSigner;
+  private readonly signer: JwtSigner | AsymmetricJwt;
+  /** The public keys other services verify with; none for HS256, whose secret is never shared. */
+  readonly jwks: Readonly<JwkSet>;
 
   constructor(private readonly jwt: JwtConfig) {
-    this.signer = new JwtSigner(jwt.accessSecret, 'access');
+    const access = jwt.access;
+    this.signer =
+      access.algorithm === 'HS256'
+        ? new JwtSigner(access.secret, 'access')
+        : new AsymmetricJwt(access.algorithm, access.current, access.previous);
+    this.jwks = Object.freeze(
+      this.signer instanceof AsymmetricJwt ? this.signer.jwks : { keys: [] },
+    );
   }
 
   issue(user: User): IssuedAccessToken {
@@ -35,6 +49,14 @@ export class AccessTokensService {
       exp: iat + this.jwt.accessTtl,
     };
     return { token: this.signer.sign({ ...claims }), expiresIn: this.jwt.accessTtl };
+  }
+
+  /**
+   * The claims of a token signed with the configured algorithm and a known key, unexpired; a
+   * refused token throws jsonwebtoken's error. Synchronous: keys were prepared at boot.
+   */
+  verify(token: string): unknown {
+    return this.signer.verify(token);
   }
 
   /** The token's claims are well-formed and of the access kind (signature already checked). */

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import { EntityManager, IsNull } from 'typeorm';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { ClientInfo } from '../common/http/request-context';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { User } from '../users/user.entity';
@@ -44,6 +46,7 @@ export class RefreshTokensService {
     private readonly database: Database,
     private readonly revocation: RevocationService,
     private readonly users: UsersService,
+    private readonly audit: AuditTrail,
   ) {
     this.signer = new JwtSigner(jwt.refreshSecret, 'refresh');
   }
@@ -57,12 +60,14 @@ export class RefreshTokensService {
   start(
     userId: string,
     checkedHash: string,
+    client?: ClientInfo,
   ): Promise<{ user: User; refresh: IssuedRefreshToken } | null> {
     return this.database.transaction(async (manager) => {
       if ((await this.users.passwordHashShared(manager, userId)) !== checkedHash) return null;
       const user = await manager.findOneBy(User, { id: userId });
       if (!user) return null;
       const refresh = await this.insert(manager, userId, randomUUID(), randomToken(), new Date());
+      await this.audit.record(manager, 'login_succeeded', userId, client);
       return { user, refresh };
     });
   }
@@ -72,10 +77,10 @@ export class RefreshTokensService {
    * again within REFRESH_REUSE_GRACE seconds gets the same live successor (parallel tabs); a copy
    * presented later is theft, and the whole family is revoked.
    */
-  async rotate(claims: RefreshClaims): Promise<RotationResult> {
+  async rotate(claims: RefreshClaims, client?: ClientInfo): Promise<RotationResult> {
     return this.database.transaction(async (manager) => {
       const result =
-        (await this.claimLive(manager, claims)) ?? (await this.retired(manager, claims));
+        (await this.claimLive(manager, claims)) ?? (await this.retired(manager, claims, client));
       if (result.outcome !== 'rotated') return result;
       // Read before the commit, while the session row is held: every revocation must lock that
       // row too (sessions first, then the user), so none can commit in between, and the access
@@ -113,12 +118,40 @@ export class RefreshTokensService {
   private async retired(
     manager: EntityManager,
     claims: RefreshClaims,
+    client: ClientInfo | undefined,
   ): Promise<Rotated | Unrotated> {
     const presented = await this.lockRow(manager, claims.jti);
     // Judged once the row is held: a wait for the lock must not stretch the grace window.
     const now = new Date();
-    if (!presented || !this.belongs(presented, claims, now)) return { outcome: 'invalid' };
-    return this.successor(manager, presented, claims, now);
+    if (!presented) return this.purgedCopy(manager, claims, now, client);
+    if (!this.belongs(presented, claims, now)) return { outcome: 'invalid' };
+    return this.successor(manager, presented, claims, now, client);
+  }
+
+  /**
+   * A signed, unexpired token without its row: rows are deleted only once revoked, expired, or
+   * rotated longer ago than the grace window (TokenJanitor). If its family still has a live
+   * session issued after this token, this token was rotated into it: a late copy, so theft. A
+   * token newer than everything stored (an embedded database that lost its last second in a
+   * crash, a restored backup) is only invalid: its holder is not a thief.
+   */
+  private async purgedCopy(
+    manager: EntityManager,
+    claims: RefreshClaims,
+    now: Date,
+    client: ClientInfo | undefined,
+  ): Promise<Unrotated> {
+    const family = await manager.find(RefreshSession, {
+      where: { familyId: claims.fam, revokedAt: IsNull() },
+      lock: this.database.rowLock,
+    });
+    const issued = claims.iat * 1000;
+    const successor = family.some(
+      (row) => this.belongs(row, claims, now) && row.createdAt.getTime() >= issued,
+    );
+    if (!successor) return { outcome: 'invalid' };
+    await this.theft(manager, claims, client);
+    return { outcome: 'reused' };
   }
 
   /**
@@ -131,13 +164,24 @@ export class RefreshTokensService {
     presented: RefreshSession,
     claims: RefreshClaims,
     now: Date,
+    client: ClientInfo | undefined,
   ): Promise<Rotated | Unrotated> {
     if (presented.rotatedAt === null) return { outcome: 'invalid' };
     if (!this.withinGrace(presented.rotatedAt, now)) {
-      await this.revocation.revokeFamily(manager, claims.sub, claims.fam);
+      await this.theft(manager, claims, client);
       return { outcome: 'reused' };
     }
     return this.currentSuccessor(manager, claims, now);
+  }
+
+  /** A retired token came back after its grace window: the family dies, and it is on record. */
+  private async theft(
+    manager: EntityManager,
+    claims: RefreshClaims,
+    client: ClientInfo | undefined,
+  ): Promise<void> {
+    await this.revocation.revokeFamily(manager, claims.sub, claims.fam);
+    await this.audit.record(manager, 'refresh_reuse_detected', claims.sub, client);
   }
 
   private withinGrace(rotatedAt: Date, now: Date): boolean {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { UsersModule } from '../users/users.module';
@@ -9,7 +10,7 @@ import { TokenJanitor } from './token-janitor.service';
 import { VerificationTokensService } from './verification-tokens.service';
 
 @Module({
-  imports: [ConfigSectionsModule, DatabaseModule, UsersModule],
+  imports: [AuditModule, ConfigSectionsModule, DatabaseModule, UsersModule],
   providers: [
     AccessTokensService,
     RefreshTokensService,

@@ -46,6 +46,11 @@ export class UserCache {
     this.entries.delete(id);
   }
 
+  clear(): void {
+    this.epoch += 1;
+    this.entries.clear();
+  }
+
   private store(user: User): void {
     if (this.entries.size >= this.maxEntries) {
       // Oldest first: a Map iterates in insertion order.

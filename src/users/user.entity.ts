@@ -1,6 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export const USER_ROLE = 'user';
+/** Every account starts as `user`; `admin` is for the management endpoints built on UsersService. */
+export const ROLES = ['user', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+export const USER_ROLE: Role = 'user';
 
 @Entity({ name: 'users' })
 export class User {

@@ -21,6 +21,20 @@ export function publicUser(user: User): PublicUser {
   };
 }
 
+/** The signed-in user's own profile (`GET /users/me`): the public view and its dates. */
+export interface ProfileView extends PublicUser {
+  verified_at: string | null;
+  updated_at: string;
+}
+
+export function profileView(user: User): ProfileView {
+  return {
+    ...publicUser(user),
+    verified_at: user.verifiedAt?.toISOString() ?? null,
+    updated_at: user.updatedAt.toISOString(),
+  };
+}
+
 /** The contract's body-token login shape names the username `name` and has a `picture`. */
 export function tokenResponseUser(user: User) {
   return {

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { RedisModule } from '../redis/redis.module';
+import { UserDirectory } from './user-directory.service';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [ConfigSectionsModule, DatabaseModule],
-  providers: [UsersService],
-  exports: [UsersService],
+  imports: [ConfigSectionsModule, DatabaseModule, RedisModule],
+  providers: [UsersService, UserDirectory],
+  exports: [UsersService, UserDirectory],
 })
 export class UsersModule {}

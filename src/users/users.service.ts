@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
+import { RedisService } from '../redis/redis.service';
 import { cleanEmail, normalizeEmail, normalizeUsername } from './identity.normalizer';
 import { UserCache } from './user-cache';
 import { USER_ROLE, User } from './user.entity';
@@ -24,6 +25,8 @@ export class DuplicateUserError extends Error {
 }
 
 const ID_DIGITS = 18n;
+/** Redis channel on which instances tell each other that a user changed (a revocation). */
+const USER_CHANGED = 'user-changed';
 
 function newUserId(): string {
   const value = randomBytes(8).readBigUInt64BE() % 10n ** ID_DIGITS;
@@ -38,8 +41,11 @@ export class UsersService {
   constructor(
     private readonly database: Database,
     security: SecurityConfig,
+    private readonly shared: RedisService,
   ) {
     this.cache = new UserCache(security.userCacheTtl * 1000);
+    shared.subscribe(USER_CHANGED, (userId) => this.cache.invalidate(userId));
+    shared.onResync(() => this.cache.clear());
   }
 
   findById(id: string): Promise<User | null> {
@@ -52,6 +58,7 @@ export class UsersService {
    * never served after its logout has answered.
    */
   findByIdCached(id: string): Promise<User | null> {
+    if (!this.cacheTrusted) return this.findById(id);
     return this.cache.getOrLoad(id, () => this.findById(id));
   }
 
@@ -67,7 +74,16 @@ export class UsersService {
    * would queue behind the caller's own transaction on sql.js.
    */
   findForTokenCheck(manager: EntityManager, id: string): Promise<User | null> {
+    if (!this.cacheTrusted) return manager.findOneBy(User, { id });
     return this.cache.getOrLoad(id, () => manager.findOneBy(User, { id }));
+  }
+
+  /**
+   * With several instances (Redis), another instance's revocation reaches this cache through
+   * Redis; while Redis is away none would, so every check reads the database instead.
+   */
+  private get cacheTrusted(): boolean {
+    return !this.shared.enabled || this.shared.ready;
   }
 
   /**
@@ -142,10 +158,18 @@ export class UsersService {
       .execute();
   }
 
-  /** Clears the cached user now and again once the transaction has committed. */
-  private changed(manager: EntityManager, userId: string): void {
+  /**
+   * Clears the cached user now and again once the transaction has committed, and tells the
+   * other instances (if Redis is away they are reading the database anyway). Every change to a
+   * user goes through here, management changes (UserDirectory) included.
+   */
+  changed(manager: EntityManager, userId: string): void {
     this.cache.invalidate(userId);
-    this.database.afterCommit(manager, () => this.cache.invalidate(userId));
+    this.database.durable(manager);
+    this.database.afterCommit(manager, () => {
+      this.cache.invalidate(userId);
+      void this.shared.publish(USER_CHANGED, userId);
+    });
   }
 
   private async conflictOf(manager: EntityManager, user: User): Promise<Conflict> {

@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, LoggerService } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,13 +27,26 @@ export interface TestApp {
  * The real service (same factory as main.ts) on its own database and outbox, configured only by
  * what the test passes: neither `.env` nor the developer's environment leaks in.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: {
+    /** Another instance's database, shared (and dropped by whoever created it). */
+    database?: TestDatabase;
+    logger?: LoggerService;
+  } = {},
+): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const ownsDatabase = options.database === undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'auth-test-'));
   const outboxDir = join(dataDir, 'mail');
+  const discard = async () => {
+    if (ownsDatabase) await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  // An app that fails to start (a suite testing bad configuration) leaves no database behind.
   const app = await createReadyApp({
     isolated: true,
-    logger: process.env.TEST_LOGS ? undefined : false,
+    logger: options.logger ?? (process.env.TEST_LOGS ? undefined : false),
     env: {
       NODE_ENV: 'test',
       DATABASE_URL: database.url,
@@ -47,6 +60,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       THROTTLE_AUTH_LIMIT: '100000',
       ...env,
     },
+  }).catch(async (error: unknown) => {
+    await discard();
+    throw error;
   });
   return {
     app,
@@ -57,8 +73,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     outbox: () => readOutbox(outboxDir),
     close: async () => {
       await app.close();
-      await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await discard();
     },
   };
 }

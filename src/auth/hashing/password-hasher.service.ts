@@ -28,6 +28,9 @@ export class PasswordHasher implements OnModuleInit, OnApplicationShutdown {
       maxThreads: security.hashThreads,
       maxQueue: security.hashQueueLimit,
       idleTimeout: 60_000,
+      // The worker is plain JavaScript: none of the parent's flags (a TypeScript loader, V8
+      // sizes meant for the main heap) belong in it.
+      execArgv: [],
       // bcrypt needs a few kilobytes of heap; without limits each worker's V8 would reserve and
       // grow like a full application's.
       resourceLimits: {

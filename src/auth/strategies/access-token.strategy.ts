@@ -1,28 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { Strategy } from 'passport-jwt';
 import { AccessTokensService } from '../../tokens/access-tokens.service';
-import { JWT_ALGORITHMS } from '../../tokens/jwt-signer';
 import { User } from '../../users/user.entity';
 import { UsersService } from '../../users/users.service';
+import { JwtVerifierStrategy } from './jwt-verifier.strategy';
 import { accessToken } from './token-extractors';
 
 export const ACCESS_STRATEGY = 'access-token';
 
-/** Access token from `Authorization: Bearer` or the `access_token` cookie. */
+/**
+ * Access token from `Authorization: Bearer` or the `access_token` cookie, verified with the
+ * configured algorithm only (HS256, EdDSA or ES256) and, for a key pair, a known `kid` only.
+ */
 @Injectable()
-export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRATEGY) {
+export class AccessTokenStrategy extends PassportStrategy(JwtVerifierStrategy, ACCESS_STRATEGY) {
   constructor(
     tokens: AccessTokensService,
     private readonly users: UsersService,
   ) {
-    super({
-      jwtFromRequest: accessToken,
-      // A KeyObject, imported once; passport-jwt hands it to jsonwebtoken unchanged.
-      secretOrKey: tokens.signer.key as unknown as string,
-      algorithms: JWT_ALGORITHMS,
-      ignoreExpiration: false,
-    });
+    super({ extract: accessToken, verify: (token: string) => tokens.verify(token) });
   }
 
   /**

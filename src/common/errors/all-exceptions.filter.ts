@@ -1,5 +1,13 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  Logger,
+  Optional,
+} from '@nestjs/common';
 import { FastifyReply } from 'fastify';
+import { Metrics } from '../../metrics/metrics.service';
 import { Envelope } from '../http/envelope';
 import { AppException } from './app.exception';
 import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
@@ -59,9 +67,12 @@ export function sendError(reply: FastifyReply, error: AppException): void {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
+  constructor(@Optional() private readonly metrics?: Metrics) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const error = this.toAppException(exception);
+    if (error.code === 'RATE_LIMITED') this.metrics?.refusedByRateLimit();
     if (reply.raw.headersSent) {
       reply.raw.end();
       return;

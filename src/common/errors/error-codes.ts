@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
     message: 'The request body must be JSON (Content-Type: application/json)',
   },
   FORBIDDEN_ORIGIN: { status: 403, message: 'Requests from this origin are not allowed' },
+  FORBIDDEN: { status: 403, message: 'Your role does not allow this' },
   NOT_FOUND: { status: 404, message: 'Route not found' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {

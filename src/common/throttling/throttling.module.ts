@@ -3,7 +3,10 @@ import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ConfigSectionsModule } from '../../config/config.module';
 import { ThrottleConfig } from '../../config/config.sections';
+import { RedisModule } from '../../redis/redis.module';
+import { RedisService } from '../../redis/redis.service';
 import { AppThrottlerGuard } from './app-throttler.guard';
+import { SharedThrottlerStorage } from './shared-throttler.storage';
 import { SlidingWindowStorage } from './sliding-window.storage';
 import { isStrictlyThrottled } from './strict-throttle.decorator';
 
@@ -16,10 +19,13 @@ import { isStrictlyThrottled } from './strict-throttle.decorator';
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      imports: [ConfigSectionsModule],
-      inject: [ThrottleConfig],
-      useFactory: (throttle: ThrottleConfig) => ({
-        storage: new SlidingWindowStorage(),
+      imports: [ConfigSectionsModule, RedisModule],
+      inject: [ThrottleConfig, RedisService],
+      useFactory: (throttle: ThrottleConfig, redis: RedisService) => ({
+        // With several instances (REDIS_URL) the budgets are shared; alone, counted in process.
+        storage: redis.enabled
+          ? new SharedThrottlerStorage(redis, new SlidingWindowStorage())
+          : new SlidingWindowStorage(),
         setHeaders: false,
         generateKey: (_context, tracker, name) => `${name}:${tracker}`,
         throttlers: [

@@ -1,0 +1,78 @@
+'use strict';
+// The built service as the bench and the soak run start it: the command line of
+// `npm run start:prod`, a data folder and fresh secrets of its own, a free loopback port.
+const { spawn } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const { createServer } = require('node:net');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { waitForHealth } = require('./load');
+
+const ROOT = join(__dirname, '..', '..');
+/** The Node flags of `npm run start:prod`, so what is measured is what ships. */
+const NODE_FLAGS = require('../../package.json')
+  .scripts['start:prod'].split(/\s+/)
+  .filter((arg) => arg.startsWith('--'));
+
+/** A port nothing listens on now, so a run goes beside anything else on the machine. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `dist/main.js` in production mode with rate limits raised, and resolves once it answers.
+ * `env(dataDir)` adds or overrides variables; `stdio` is spawn's.
+ */
+async function startBuiltService({
+  name,
+  env = () => ({}),
+  stdio = ['ignore', 'ignore', 'inherit'],
+}) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), `auth-${name}-`));
+  const child = spawn(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist', 'main.js')], {
+    cwd: dataDir,
+    stdio,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
+      JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
+      MAIL_OUTBOX_DIR: join(dataDir, 'mail'),
+      DATA_DIR: dataDir,
+      THROTTLE_LIMIT: '10000000',
+      THROTTLE_AUTH_LIMIT: '10000000',
+      ...env(dataDir),
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(`${url}/api/v1/health`, child);
+  const memoryMb = (field) => {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)[1]) / 1024;
+  };
+  return {
+    child,
+    url,
+    rssMb: () => memoryMb('VmRSS'),
+    peakRssMb: () => memoryMb('VmHWM'),
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+module.exports = { NODE_FLAGS, ROOT, startBuiltService };

@@ -1,0 +1,38 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const AUDIT_EVENT_TYPES = [
+  'registered',
+  'login_succeeded',
+  'login_failed',
+  'logout',
+  'refresh_reuse_detected',
+  'password_reset_requested',
+  'password_changed',
+  'email_verified',
+] as const;
+
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+/** One security event. Rows are only ever inserted (see AuditTrail). */
+@Entity({ name: 'audit_events' })
+export class AuditEvent {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 40 })
+  type!: AuditEventType;
+
+  /** Null for a failed login with an email no account has. */
+  @Column({ name: 'user_id', type: 'varchar', length: 32, nullable: true })
+  userId!: string | null;
+
+  /** The client IP as TRUST_PROXY lets the service see it. */
+  @Column({ type: 'varchar', length: 45, nullable: true })
+  ip!: string | null;
+
+  @Column({ name: 'user_agent', type: 'varchar', length: 255, nullable: true })
+  userAgent!: string | null;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt!: Date;
+}

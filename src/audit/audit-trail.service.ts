@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { ClientInfo } from '../common/http/request-context';
+import { Database } from '../database/database.service';
+import { Metrics } from '../metrics/metrics.service';
+import { AuditEvent, AuditEventType } from './audit-event.entity';
+
+const MAX_USER_AGENT = 255;
+
+/**
+ * The security audit trail: append-only (this service only inserts, and nothing in the service
+ * updates or deletes these rows), each event written in the same transaction as the change it
+ * records, so there is never an event without its change or a change without its event. The
+ * client's IP and user agent come from the controller (`@Client()`).
+ */
+@Injectable()
+export class AuditTrail {
+  constructor(
+    private readonly database: Database,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** Inside the caller's transaction; counted in the metrics once it has committed. */
+  async record(
+    manager: EntityManager,
+    type: AuditEventType,
+    userId: string | null,
+    client: ClientInfo | undefined,
+  ): Promise<void> {
+    await manager.insert(AuditEvent, this.event(type, userId, client));
+    this.database.afterCommit(manager, () => this.count(type));
+  }
+
+  /** An event with no change of its own to go with (a failed login). */
+  async recordAlone(
+    type: AuditEventType,
+    userId: string | null,
+    client: ClientInfo | undefined,
+  ): Promise<void> {
+    const event = this.event(type, userId, client);
+    await this.database.run((manager) => manager.insert(AuditEvent, event));
+    this.count(type);
+  }
+
+  /** Oldest first: what happened to one account. */
+  forUser(userId: string): Promise<AuditEvent[]> {
+    return this.database.run((manager) =>
+      manager.find(AuditEvent, { where: { userId }, order: { createdAt: 'ASC' } }),
+    );
+  }
+
+  private count(type: AuditEventType): void {
+    switch (type) {
+      case 'registered':
+        return this.metrics.registered();
+      case 'login_succeeded':
+        return this.metrics.login('ok');
+      case 'login_failed':
+        return this.metrics.login('failed');
+      case 'logout':
+        return this.metrics.revoked('logout');
+      case 'password_changed':
+        return this.metrics.revoked('password_reset');
+      case 'refresh_reuse_detected':
+        return this.metrics.revoked('refresh_reuse');
+    }
+  }
+
+  private event(
+    type: AuditEventType,
+    userId: string | null,
+    client: ClientInfo | undefined,
+  ): AuditEvent {
+    return {
+      id: randomUUID(),
+      type,
+      userId,
+      ip: client?.ip ?? null,
+      userAgent: client?.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+      createdAt: new Date(),
+    };
+  }
+}

@@ -1,0 +1,13 @@
+import { SetMetadata, UseGuards, applyDecorators } from '@nestjs/common';
+import { Role } from '../../users/user.entity';
+import { AccessTokenGuard } from '../guards/token.guard';
+import { ROLES_KEY, RolesGuard } from '../guards/roles.guard';
+
+/**
+ * A route for signed-in users only (access token by bearer or cookie, revocation checked), and
+ * with roles given, only for those roles: `@Authenticated()`, `@Authenticated('admin')`. The
+ * handler gets the user with `@RequestUser()`.
+ */
+export function Authenticated(...roles: Role[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(ROLES_KEY, roles), UseGuards(AccessTokenGuard, RolesGuard));
+}

@@ -1,0 +1,20 @@
+import { ExecutionContext, createParamDecorator } from '@nestjs/common';
+import { FastifyRequest } from 'fastify';
+
+/** Who sent a request, for the records a service makes about it (the audit trail). */
+export interface ClientInfo {
+  ip: string;
+  userAgent: string | undefined;
+}
+
+/**
+ * The client of the request being handled, handed to services explicitly. (AsyncLocalStorage
+ * would spare the parameters, but on Node 20 it slows every promise of every request; measured
+ * in docs/performance.md.)
+ */
+export const Client = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): ClientInfo => {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    return { ip: request.ip, userAgent: request.headers['user-agent'] };
+  },
+);

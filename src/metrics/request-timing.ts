@@ -1,0 +1,20 @@
+import { FastifyInstance } from 'fastify';
+import { Metrics } from './metrics.service';
+
+/**
+ * Every answer's time, labelled by the route's pattern (never the raw URL, whose ids and typos
+ * would make a series each). Requests no route matched share one label.
+ */
+export function registerRequestTiming(fastify: FastifyInstance, metrics: Metrics): void {
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.requestDuration.observe(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
+}

@@ -1,0 +1,336 @@
+import { spawnSync } from 'node:child_process';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import {
+  JSONWebKeySet,
+  SignJWT,
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  importPKCS8,
+  jwtVerify,
+} from 'jose';
+import * as jwt from 'jsonwebtoken';
+import { verificationKey } from '../src/config/signing-keys';
+import {
+  cookiesOf,
+  expectError,
+  login,
+  refreshWith,
+  registerAndLogin,
+} from './support/auth-helpers';
+import { freePort } from './support/free-port';
+import { ACCESS_SECRET, TestApp, startTestApp } from './support/test-app';
+import { TestDatabase, createTestDatabase } from './support/test-database';
+
+const JWKS_PATH = '/api/v1/.well-known/jwks.json';
+const now = () => Math.floor(Date.now() / 1000);
+const pem = (key: { export(options: object): string | Buffer }, type: 'pkcs8' | 'spki') =>
+  key.export({ format: 'pem', type }).toString();
+
+function newKeyPair(algorithm: 'EdDSA' | 'ES256') {
+  const pair =
+    algorithm === 'EdDSA'
+      ? generateKeyPairSync('ed25519')
+      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { ...pair, kid: verificationKey(pair.publicKey).kid };
+}
+
+type PublishedKeys = JSONWebKeySet & { keys: Array<{ kid: string }> };
+
+async function jwksOf(t: TestApp): Promise<PublishedKeys> {
+  return (await t.http().get(JWKS_PATH).expect(200)).body as PublishedKeys;
+}
+
+function accessClaims(userId: string, ttl = 600) {
+  return { sub: userId, typ: 'access', ver: 0, role: 'user', iat: now(), exp: now() + ttl };
+}
+
+describe('JWKS with HS256, the default', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ THROTTLE_LIMIT: '3' });
+  });
+  afterAll(() => t.close());
+
+  it('answers an empty key set: the HS256 secret is never shared', async () => {
+    const response = await t.http().get(JWKS_PATH).expect(200);
+    expect(response.body).toEqual({ keys: [] });
+    expect(response.headers['cache-control']).toBe('public, max-age=300');
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('is not rate-limited, and does not use up the general budget', async () => {
+    for (let i = 0; i < 10; i++) await t.http().get(JWKS_PATH).expect(200);
+    for (let i = 0; i < 3; i++) await t.http().get('/api/v1/health').expect(200);
+    expectError(await t.http().get('/api/v1/health'), 429, 'RATE_LIMITED');
+    await t.http().get(JWKS_PATH).expect(200);
+  });
+});
+
+describe('HS256 access tokens are unchanged', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('issues HS256 without a kid, and refuses a token in another algorithm', async () => {
+    const session = await registerAndLogin(t);
+    expect(jwt.decode(session.access, { complete: true })?.header).toEqual({
+      alg: 'HS256',
+      typ: 'JWT',
+    });
+    const key = newKeyPair('EdDSA');
+    const eddsa = await new SignJWT(accessClaims(session.user.id))
+      .setProtectedHeader({ alg: 'EdDSA', kid: key.kid })
+      .sign(key.privateKey);
+    expectError(
+      await t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${eddsa}`),
+      401,
+      'INVALID_TOKEN',
+    );
+  });
+});
+
+describe.each(['EdDSA', 'ES256'] as const)('access tokens signed with %s', (algorithm) => {
+  let t: TestApp;
+  let api: string;
+  beforeAll(async () => {
+    t = await startTestApp({ JWT_ALGORITHM: algorithm });
+    const port = await freePort();
+    await t.app.listen(port, '127.0.0.1');
+    api = `http://127.0.0.1:${port}/api/v1`;
+  });
+  afterAll(() => t.close());
+
+  const verifyToken = (token: string) =>
+    t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${token}`);
+
+  it('are verified by an independent library that knows only the JWKS URL', async () => {
+    const session = await registerAndLogin(t);
+    const keySet = createRemoteJWKSet(new URL(`${api}/.well-known/jwks.json`));
+    const { payload, protectedHeader } = await jwtVerify(session.access, keySet, {
+      algorithms: [algorithm],
+    });
+    expect(payload).toMatchObject({ sub: session.user.id, typ: 'access', role: 'user' });
+    expect(protectedHeader).toEqual({ alg: algorithm, typ: 'JWT', kid: expect.any(String) });
+    // The service accepts its own token, as a cookie and as a bearer token.
+    await verifyToken(session.access).expect(200);
+    await t
+      .http()
+      .get('/api/v1/auth/verify-token')
+      .set('Cookie', `access_token=${session.access}`)
+      .expect(200);
+
+    // A refreshed access token too; the refresh token itself stays HS256, for this service only.
+    const refreshed = cookiesOf(await refreshWith(t, session.refresh).expect(200));
+    await jwtVerify(refreshed.access_token.value, keySet, { algorithms: [algorithm] });
+    expect(jwt.decode(refreshed.refresh_token.value, { complete: true })?.header).toEqual({
+      alg: 'HS256',
+      typ: 'JWT',
+    });
+  });
+
+  it('publishes the public key as a standard JWK Set, cached for five minutes', async () => {
+    const response = await fetch(`${api}/.well-known/jwks.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    const body = (await response.json()) as { keys: Array<Record<string, string>> };
+    expect(body.keys).toEqual([
+      algorithm === 'EdDSA'
+        ? {
+            kty: 'OKP',
+            crv: 'Ed25519',
+            x: expect.any(String),
+            kid: expect.any(String),
+            alg: algorithm,
+            use: 'sig',
+          }
+        : {
+            kty: 'EC',
+            crv: 'P-256',
+            x: expect.any(String),
+            y: expect.any(String),
+            kid: expect.any(String),
+            alg: algorithm,
+            use: 'sig',
+          },
+    ]);
+  });
+
+  it('keeps the generated key in the data folder, readable by its owner only', async () => {
+    const file = join(dirname(t.outboxDir), 'jwt-keys', `${algorithm}.json`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // With the key from that file, an expired token is refused as expired.
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { privateKey: string };
+    const { body } = await t.http().get(JWKS_PATH);
+    const session = await registerAndLogin(t);
+    const expired = await new SignJWT(accessClaims(session.user.id, -10))
+      .setProtectedHeader({ alg: algorithm, kid: body.keys[0].kid })
+      .sign(await importPKCS8(stored.privateKey, algorithm));
+    const response = await verifyToken(expired);
+    expectError(response, 401, 'INVALID_TOKEN');
+    expect(response.body.message).toMatch(/expired/);
+  });
+
+  it('refuses a token whose kid is unknown, or whose key does not match its kid', async () => {
+    const session = await registerAndLogin(t);
+    const stranger = newKeyPair(algorithm);
+    const unknownKid = await new SignJWT(accessClaims(session.user.id))
+      .setProtectedHeader({ alg: algorithm, kid: stranger.kid })
+      .sign(stranger.privateKey);
+    expectError(await verifyToken(unknownKid), 401, 'INVALID_TOKEN');
+    const known = jwt.decode(session.access, { complete: true })?.header.kid;
+    const forged = await new SignJWT(accessClaims(session.user.id))
+      .setProtectedHeader({ alg: algorithm, kid: known })
+      .sign(stranger.privateKey);
+    expectError(await verifyToken(forged), 401, 'INVALID_TOKEN');
+  });
+
+  it('refuses HS256 tokens, even signed with the old access secret or the public key', async () => {
+    const session = await registerAndLogin(t);
+    const claims = accessClaims(session.user.id);
+    const withSecret = jwt.sign(claims, ACCESS_SECRET);
+    expectError(await verifyToken(withSecret), 401, 'INVALID_TOKEN');
+    const { body } = await t.http().get(JWKS_PATH);
+    const publicKey = createPublicKey({ key: body.keys[0], format: 'jwk' });
+    const confused = jwt.sign(claims, publicKey.export({ format: 'pem', type: 'spki' }), {
+      algorithm: 'HS256',
+      header: { alg: 'HS256', kid: body.keys[0].kid },
+    });
+    expectError(await verifyToken(confused), 401, 'INVALID_TOKEN');
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', kid: body.keys[0].kid })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+    expectError(await verifyToken(none), 401, 'INVALID_TOKEN');
+  });
+});
+
+describe('a previous key (JWT_PREVIOUS_PUBLIC_KEYS) keeps verifying', () => {
+  const current = newKeyPair('EdDSA');
+  const previous = newKeyPair('EdDSA');
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      // Production: the keys must come from the environment, and no access secret is needed.
+      NODE_ENV: 'production',
+      JWT_ALGORITHM: 'EdDSA',
+      JWT_ACCESS_SECRET: '',
+      // One line with the line breaks written as \n, as environment files often carry PEMs.
+      JWT_PRIVATE_KEY: pem(current.privateKey, 'pkcs8').replace(/\n/g, '\\n'),
+      JWT_PREVIOUS_PUBLIC_KEYS: pem(previous.publicKey, 'spki'),
+    });
+  });
+  afterAll(() => t.close());
+
+  it('signs with the current key and accepts tokens the previous key signed', async () => {
+    const session = await registerAndLogin(t);
+    expect(jwt.decode(session.access, { complete: true })?.header.kid).toBe(current.kid);
+    const body = await jwksOf(t);
+    expect(body.keys.map((key) => key.kid)).toEqual([current.kid, previous.kid]);
+
+    const old = await new SignJWT(accessClaims(session.user.id))
+      .setProtectedHeader({ alg: 'EdDSA', kid: previous.kid })
+      .sign(previous.privateKey);
+    await t
+      .http()
+      .get('/api/v1/auth/verify-token')
+      .set('Authorization', `Bearer ${old}`)
+      .expect(200);
+    await jwtVerify(old, createLocalJWKSet(body), { algorithms: ['EdDSA'] });
+  });
+});
+
+/** `npm run keys:rotate`, as a process of its own, in a folder without a `.env`. */
+function rotateKeys(env: Record<string, string>) {
+  const cwd = mkdtempSync(join(tmpdir(), 'auth-rotate-cwd-'));
+  try {
+    return spawnSync(
+      process.execPath,
+      [
+        '-r',
+        require.resolve('ts-node/register/transpile-only'),
+        join(__dirname, '../src/config/rotate-dev-keys.command.ts'),
+      ],
+      {
+        cwd,
+        env: {
+          PATH: process.env.PATH,
+          ...env,
+          TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+describe('rotating the generated keys (npm run keys:rotate)', () => {
+  let dataDir: string;
+  let database: TestDatabase;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'auth-rotate-'));
+    // Two service runs on one database: a file for SQLite, a throwaway database on MariaDB.
+    database = process.env.TEST_DATABASE_URL
+      ? await createTestDatabase()
+      : {
+          url: `sqlite:${join(dataDir, 'auth.sqlite')}`,
+          kind: 'sqlite',
+          drop: () => Promise.resolve(),
+        };
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('signs with the new key after a restart, and still accepts the old key’s tokens', async () => {
+    const env = { JWT_ALGORITHM: 'EdDSA', DATA_DIR: dataDir };
+    const first = await startTestApp(env, { database });
+    const session = await registerAndLogin(first);
+    const oldKid = jwt.decode(session.access, { complete: true })?.header.kid as string;
+    await first.close();
+
+    const rotation = rotateKeys(env);
+    expect(rotation.stderr).toBe('');
+    expect(rotation.status).toBe(0);
+    expect(rotation.stdout).toContain(`The previous key ${oldKid} keeps verifying`);
+
+    const second = await startTestApp(env, { database });
+    try {
+      const [newKid, retiredKid] = (await jwksOf(second)).keys.map((key) => key.kid);
+      expect(retiredKid).toBe(oldKid);
+      expect(newKid).not.toBe(oldKid);
+      expect(rotation.stdout).toContain(`signing key ${newKid}`);
+      await second
+        .http()
+        .get('/api/v1/auth/verify-token')
+        .set('Authorization', `Bearer ${session.access}`)
+        .expect(200);
+      const fresh = await login(second, session.credentials);
+      expect(jwt.decode(fresh.access, { complete: true })?.header.kid).toBe(newKid);
+      // The old key's window started with this boot.
+      const stored = JSON.parse(readFileSync(join(dataDir, 'jwt-keys', 'EdDSA.json'), 'utf8'));
+      expect(Date.parse(stored.previous[0].retiredAt)).toBeGreaterThan(Date.now() - 60_000);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses with one line where there is nothing it may rotate', () => {
+    for (const [env, message] of [
+      [{ DATA_DIR: dataDir }, 'JWT_ALGORITHM is HS256, which has no key pair to rotate'],
+      [
+        { DATA_DIR: dataDir, JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY_FILE: '/etc/key.pem' },
+        'the signing key comes from JWT_PRIVATE_KEY(_FILE): rotate it there',
+      ],
+    ] as const) {
+      const rotation = rotateKeys(env);
+      expect(rotation.status).toBe(1);
+      expect(rotation.stderr).toBe(`Cannot rotate the keys: ${message}\n`);
+    }
+  });
+});

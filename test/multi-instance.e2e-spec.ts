@@ -1,0 +1,147 @@
+import { expectError, registerAndLogin } from './support/auth-helpers';
+import {
+  CapturedLog,
+  dropKeys,
+  eventually,
+  redisOf,
+  redisProxy,
+  uniquePrefix,
+} from './support/shared-redis';
+import { TcpProxy } from './support/tcp-proxy';
+import { TestApp, startTestApp } from './support/test-app';
+import { createTestDatabase } from './support/test-database';
+
+/**
+ * Two instances of the service on one MariaDB and one Redis (runs in the MariaDB pass: two
+ * processes cannot share one embedded SQLite). Redis is reached through a proxy the suite owns,
+ * so it can be cut off without touching the machine's server.
+ */
+describe('several instances sharing MariaDB and Redis', () => {
+  let pair: Pair;
+  let proxy: TcpProxy;
+  let log: CapturedLog;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    log = new CapturedLog();
+    // Long enough that only Redis can explain an instance seeing another's revocation in time.
+    pair = await startPair({ USER_CACHE_TTL: '300' }, log);
+    ({ a, b, proxy } = pair);
+  });
+
+  afterAll(() => pair?.close());
+
+  const verify = (t: TestApp, access: string) =>
+    t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${access}`);
+  const logout = (t: TestApp, access: string) =>
+    t.http().post('/api/v1/auth/logout').set('Authorization', `Bearer ${access}`).expect(200);
+  const refusedOn = (t: TestApp, access: string) => async () =>
+    (await verify(t, access)).status === 401;
+
+  it('refuses a token on both instances within a second of a logout on the other', async () => {
+    const user = await registerAndLogin(a);
+    await verify(a, user.access).expect(200);
+    await verify(b, user.access).expect(200);
+
+    await logout(b, user.access);
+
+    await eventually(refusedOn(a, user.access), 1000);
+    expectError(await verify(a, user.access), 401, 'INVALID_TOKEN');
+    expectError(await verify(b, user.access), 401, 'INVALID_TOKEN');
+  });
+
+  it('keeps serving while Redis is away, never accepts a revoked token, and recovers by itself', async () => {
+    const user = await registerAndLogin(a);
+    await verify(b, user.access).expect(200);
+    expect(log.matching('Redis is unreachable')).toEqual([]);
+
+    await proxy.cut();
+    await eventually(() => !redisOf(a).ready && !redisOf(b).ready, 3000);
+
+    // Still serving: token checks, logins and registrations.
+    await verify(b, user.access).expect(200);
+    const other = await registerAndLogin(b);
+    await verify(a, other.access).expect(200);
+    // A revocation on one instance is refused on the other at once: it reads the database now.
+    await logout(a, user.access);
+    expectError(await verify(b, user.access), 401, 'INVALID_TOKEN');
+    for (let i = 0; i < 5; i++) await verify(a, other.access).expect(200);
+    // Still ready: every instance shares Redis, so 503 would take them all out.
+    const ready = await a.http().get('/api/v1/health/ready').expect(200);
+    expect(ready.body.data).toEqual({
+      status: 'degraded',
+      checks: { database: 'up', redis: 'down' },
+    });
+    // One line per instance for the outage, however many requests ran through it.
+    expect(log.matching('Redis is unreachable')).toHaveLength(2);
+
+    await proxy.restore();
+    await eventually(() => redisOf(a).ready && redisOf(b).ready, 5000);
+    expect(log.matching('Redis is reachable again')).toHaveLength(2);
+
+    // Shared again: B's warm cache hears A's revocation through Redis.
+    await verify(b, other.access).expect(200);
+    await logout(a, other.access);
+    await eventually(refusedOn(b, other.access), 1000);
+  });
+});
+
+describe('the auth-route limit across instances', () => {
+  let pair: Pair;
+
+  beforeAll(async () => {
+    pair = await startPair({ THROTTLE_AUTH_LIMIT: '5' });
+  });
+
+  afterAll(() => pair?.close());
+
+  it('holds 5 per window for one IP across both: 3 + 3 logins, the sixth is 429', async () => {
+    const attempt = (t: TestApp) =>
+      t
+        .http()
+        .post('/api/v1/auth/login')
+        .send({ email: 'nobody@example.com', password: 'wrong-1' });
+    const statuses: number[] = [];
+    const { a, b } = pair;
+    for (const t of [a, a, a, b, b]) statuses.push((await attempt(t)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401]);
+
+    const sixth = await attempt(pair.b);
+    expectError(sixth, 429, 'RATE_LIMITED');
+    expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+interface Pair {
+  a: TestApp;
+  b: TestApp;
+  /** Between both instances and the machine's Redis. */
+  proxy: TcpProxy;
+  close(): Promise<void>;
+}
+
+/** Two instances on one throwaway MariaDB database and one Redis key prefix of their own. */
+async function startPair(env: Record<string, string>, logger?: CapturedLog): Promise<Pair> {
+  const database = await createTestDatabase();
+  if (database.kind !== 'mysql')
+    throw new Error('Several instances need MariaDB (TEST_DATABASE_URL)');
+  const proxy = await redisProxy();
+  const prefix = uniquePrefix();
+  const shared = { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: prefix, ...env };
+  const a = await startTestApp(shared, { database, logger });
+  const b = await startTestApp(shared, { database, logger });
+  await eventually(() => redisOf(a).ready && redisOf(b).ready, 5000);
+  return {
+    a,
+    b,
+    proxy,
+    close: async () => {
+      await a.close();
+      await b.close();
+      await proxy.stop();
+      await database.drop();
+      await dropKeys(prefix);
+    },
+  };
+}
