@@ -1,12 +1,25 @@
-// Unit specs live beside the code (src/…/*.spec.ts); e2e suites under test/ (*.e2e-spec.ts).
+// Unit specs live beside the code (src/…/*.spec.ts, client/src/…/*.spec.ts); e2e suites under
+// test/ (*.e2e-spec.ts), the browser suite included.
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
   moduleFileExtensions: ['js', 'json', 'ts'],
   testRegex: '(src|test)/.*\\.(spec|e2e-spec)\\.ts$',
+  // One ts-jest configuration for every file: ts-jest shares its compiler between configurations
+  // in a worker, so a second tsconfig (the SDK's, without decorators) leaked into the server's
+  // files whenever its spec ran first. Jest only transpiles; `npm run typecheck` checks the SDK
+  // and the browser suite against their own tsconfigs (DOM, ESM).
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
+  // The SDK imports `./x.js` as browsers need; under Jest that is the `./x.ts` beside it.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // Several instances cannot share one embedded SQLite, and the outage suite cuts a database
+  // server: both run in the MariaDB pass.
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(process.env.TEST_DATABASE_URL ? [] : ['/test/multi-instance', '/test/database-outage']),
+  ],
   testTimeout: 30000,
   // One MariaDB database or SQLite file per suite; two cores give two workers.
   maxWorkers: 2,
