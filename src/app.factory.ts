@@ -3,21 +3,31 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
 import { FastifyInstance } from 'fastify';
+import { Logger, PinoLogger } from 'nestjs-pino';
+import { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { answerClientError, answerFrameworkError } from './common/errors/framework-errors';
+import { requestIdOf } from './logging/request-id';
+import { registerRequestLog } from './logging/request-log';
 import { MAX_BODY_BYTES, registerJsonBody } from './common/http/json-body.parser';
-import { corsOptions, registerSecurityHeaders } from './common/http/security-headers';
+import { corsOptions, registerAnswerHeaders } from './common/http/security-headers';
 import { TrustFunction, trustFunction } from './common/http/trust-proxy';
 import { ConfigOptions } from './config/config.module';
 import { AppConfig } from './config/config.sections';
 import { Metrics } from './metrics/metrics.service';
 import { registerRequestTiming } from './metrics/request-timing';
+import { serveApiDocs } from './openapi/openapi.document';
 
 export const API_PREFIX = 'api/v1';
 
 export interface CreateAppOptions extends ConfigOptions {
-  /** Nest's logger by default; `false` silences it, a LoggerService receives every line. */
+  /**
+   * JSON lines (pino) by default, one per request and Nest's own. `false` logs nothing; a
+   * LoggerService receives Nest's lines instead, and requests are not logged.
+   */
   logger?: false | LoggerService;
+  /** Where the JSON lines go instead of stdout. */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -26,7 +36,11 @@ export interface CreateAppOptions extends ConfigOptions {
  * Fastify rather than Express: on the token path it is several times faster (docs/performance.md).
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<INestApplication> {
-  const module = await AppModule.forRoot(options);
+  const json = options.logger === undefined;
+  const module = await AppModule.forRoot({
+    ...options,
+    logs: json ? { destination: options.logDestination } : false,
+  });
   // Fastify takes its proxy trust when it is built, before the validated config exists.
   let trust: TrustFunction = () => false;
   const adapter = new FastifyAdapter({
@@ -41,12 +55,21 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
     // While stopping, requests on open connections are still served (the database closes after
     // the server); Fastify's own 503 would not be the envelope.
     return503OnClosing: false,
+    genReqId: requestIdOf,
+    // requestIdOf reads the header itself, and keeps only well-formed ids.
+    requestIdHeader: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bodyParser: false,
     abortOnError: false,
-    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    // Lines written while the app is built wait for the JSON logger, which is a provider.
+    ...(json ? { bufferLogs: true } : { logger: options.logger }),
   });
+  if (json) {
+    app.useLogger(app.get(Logger));
+    // Only listen() would flush them otherwise; an app used in memory never calls it.
+    app.flushLogs();
+  }
   const config = app.get(AppConfig);
   trust = trustFunction(config.trustProxy);
 
@@ -54,12 +77,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   closeIdleWhileStopping(fastify);
   const metrics = app.get(Metrics);
   if (metrics.enabled) registerRequestTiming(fastify, metrics);
-  registerSecurityHeaders(fastify);
+  if (json) registerRequestLog(fastify, await app.resolve(PinoLogger));
+  registerAnswerHeaders(fastify);
   registerJsonBody(fastify);
   await app.register(fastifyCookie);
   app.enableCors(corsOptions(config.corsOrigins));
   // Prometheus scrapes /metrics by convention, outside the versioned API.
   app.setGlobalPrefix(API_PREFIX, { exclude: ['metrics'] });
+  if (config.apiDocs) serveApiDocs(app, fastify);
   // No signal handlers here: main.ts installs its own, and an embedding app keeps its own.
   return app;
 }

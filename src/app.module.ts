@@ -9,6 +9,7 @@ import { SecurityConfig } from './config/config.sections';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
+import { LoggingModule, LogsOption } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ProfileModule } from './profile/profile.module';
 
@@ -18,12 +19,15 @@ export class AppModule {
    * The whole service. Configuration is validated while this module is built, so an embedding
    * app or a test can pass its own values (`env`) and a bad one fails before anything starts.
    */
-  static async forRoot(options: ConfigOptions = {}): Promise<DynamicModule> {
+  static async forRoot(
+    options: ConfigOptions & { logs?: LogsOption } = {},
+  ): Promise<DynamicModule> {
     return {
       module: AppModule,
       imports: [
         await configRoot(options),
         ConfigSectionsModule,
+        ...(options.logs === false ? [] : [LoggingModule.forRoot(options.logs)]),
         DatabaseModule,
         ThrottlingModule,
         AuthModule,

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -7,6 +8,16 @@ import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { RefreshClaims } from '../tokens/refresh-tokens.service';
 import { User } from '../users/user.entity';
 import { PublicUser, publicUser, tokenResponseUser } from '../users/user.view';
+import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
+import {
+  ApiEnvelope,
+  ApiErrors,
+  CLEAR_COOKIES,
+  JSON_BODY,
+  SET_COOKIES,
+  STORED,
+} from '../openapi/api-responses.decorator';
+import { ApiAccessToken, ApiRefreshCookie } from '../openapi/security-schemes';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthService, Session } from './auth.service';
 import { LoginDto } from './dto/login.dto';
@@ -21,6 +32,16 @@ export const TOKEN_DELIVERY_HEADER = 'x-token-delivery';
 
 type UserEnvelope = Envelope<{ user: PublicUser }>;
 
+const TokenDelivery = () =>
+  ApiHeader({
+    name: 'X-Token-Delivery',
+    required: false,
+    enum: ['body'],
+    description:
+      '`body`: the tokens in the body (no envelope, no cookies), for non-browser clients.',
+  });
+
+@ApiTags('auth')
 @Controller('auth')
 export class AuthController {
   constructor(
@@ -30,6 +51,11 @@ export class AuthController {
 
   @Post('register')
   @StrictThrottle()
+  @ApiOperation({ summary: 'Create an account and mail its verification link' })
+  @ApiEnvelope(201, 'Registration successful. Check your email to verify your account.', {
+    data: UserDataModel,
+  })
+  @ApiErrors(['REGISTRATION_FAILED', 400], 'REGISTRATION_FAILED', ...JSON_BODY, ...STORED)
   async register(@Body() body: RegisterDto, @Client() client: ClientInfo): Promise<UserEnvelope> {
     const { user, emailSent } = await this.auth.register(body, client);
     const message = emailSent
@@ -41,6 +67,20 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @StrictThrottle()
+  @ApiOperation({ summary: 'Log in with email and password; tokens in cookies (or the body)' })
+  @TokenDelivery()
+  @ApiEnvelope(200, 'Login successful', {
+    data: UserDataModel,
+    headers: SET_COOKIES,
+    orBody: TokenResponseModel,
+  })
+  @ApiErrors(
+    ['LOGIN_FAILED', 400],
+    'LOGIN_FAILED',
+    'PAYLOAD_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+    ...STORED,
+  )
   async login(
     @Body() body: LoginDto,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
@@ -53,6 +93,19 @@ export class AuthController {
   @Post('refresh')
   @HttpCode(200)
   @UseGuards(RefreshTokenGuard)
+  @ApiOperation({
+    summary: 'Rotate the refresh token and issue a new access token',
+    description:
+      'A retired refresh token presented again within REFRESH_REUSE_GRACE seconds gets the same successor; later, it revokes every session of the user.',
+  })
+  @ApiRefreshCookie()
+  @TokenDelivery()
+  @ApiEnvelope(200, 'Token refreshed', {
+    data: UserDataModel,
+    headers: SET_COOKIES,
+    orBody: TokenResponseModel,
+  })
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...STORED)
   async refresh(
     @RequestUser() claims: RefreshClaims,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
@@ -76,6 +129,14 @@ export class AuthController {
   @Post('logout')
   @HttpCode(200)
   @UseGuards(LogoutGuard)
+  @ApiOperation({
+    summary: 'End every session of the user, on every device',
+    description: 'Takes the access token, or the refresh cookie when the access token has expired.',
+  })
+  @ApiAccessToken()
+  @ApiRefreshCookie()
+  @ApiEnvelope(200, 'Logged out from all devices', { headers: CLEAR_COOKIES })
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...STORED)
   async logout(
     @RequestUser() principal: User | RefreshClaims,
     @Res({ passthrough: true }) res: FastifyReply,
@@ -88,6 +149,10 @@ export class AuthController {
 
   @Get('verify-token')
   @UseGuards(AccessTokenGuard)
+  @ApiOperation({ summary: 'Check an access token and return its user' })
+  @ApiAccessToken()
+  @ApiEnvelope(200, 'Token is valid', { data: UserDataModel })
+  @ApiErrors('INVALID_TOKEN', ...STORED)
   verifyTokenGet(@RequestUser() user: User): UserEnvelope {
     return ok('Token is valid', { user: publicUser(user) });
   }
@@ -95,6 +160,10 @@ export class AuthController {
   @Post('verify-token')
   @HttpCode(200)
   @UseGuards(AccessTokenGuard)
+  @ApiOperation({ summary: 'Check an access token and return its user (POST form)' })
+  @ApiAccessToken()
+  @ApiEnvelope(200, 'Token is valid', { data: UserDataModel })
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...STORED)
   verifyTokenPost(@RequestUser() user: User): UserEnvelope {
     return this.verifyTokenGet(user);
   }

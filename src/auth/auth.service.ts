@@ -90,7 +90,10 @@ export class AuthService {
       return { user, emailSent: true };
     } catch (error) {
       if (!(error instanceof MailDeliveryError)) throw error;
-      this.logger.warn(`Verification email for ${user.id} not sent; the user can request it again`);
+      this.logger.warn({
+        requestId: client?.requestId,
+        msg: `Verification email for ${user.id} not sent (${error.reason}); the user can request it again`,
+      });
       return { user, emailSent: false };
     }
   }

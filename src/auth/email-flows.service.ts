@@ -47,7 +47,11 @@ export class EmailFlowsService {
   }
 
   /** 409 EMAIL_ALREADY_VERIFIED for a verified or unknown address (the contract's one code). */
-  async resendVerification(email: string, applicationUrl?: string): Promise<void> {
+  async resendVerification(
+    email: string,
+    applicationUrl?: string,
+    client?: ClientInfo,
+  ): Promise<void> {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.users.findByEmail(email);
     if (!user || user.emailVerified) {
@@ -55,7 +59,7 @@ export class EmailFlowsService {
         message: 'The email is already verified or no account uses it',
       });
     }
-    await this.sendToken(user, 'email_verification', url);
+    await this.sendToken(user, 'email_verification', url, client);
   }
 
   /** A new link retires the older ones once it has been sent; 404 when no account uses the email. */
@@ -67,7 +71,7 @@ export class EmailFlowsService {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.users.findByEmail(email);
     if (!user) throw new AppException('USER_NOT_FOUND');
-    const token = await this.sendToken(user, 'password_reset', url);
+    const token = await this.sendToken(user, 'password_reset', url, client);
     await this.database.transaction(async (manager) => {
       await this.tokens.retireOlder(manager, user.id, 'password_reset', token);
       await this.audit.record(manager, 'password_reset_requested', user.id, client);
@@ -95,7 +99,8 @@ export class EmailFlowsService {
   private async sendToken(
     user: User,
     purpose: TokenPurpose,
-    applicationUrl?: string,
+    applicationUrl: string | undefined,
+    client: ClientInfo | undefined,
   ): Promise<string> {
     const ttl =
       purpose === 'password_reset' ? this.mailConfig.resetTtl : this.mailConfig.verificationTtl;
@@ -116,9 +121,18 @@ export class EmailFlowsService {
     } catch (error) {
       await this.tokens.discard(token).catch(() => {
         // Never sent, so nobody holds it; it expires unused. The mail failure is the answer.
-        this.logger.warn(`Could not delete an unsent ${purpose} token of ${user.id}`);
+        this.logger.warn({
+          requestId: client?.requestId,
+          msg: `Could not delete an unsent ${purpose} token of ${user.id}`,
+        });
       });
-      if (error instanceof MailDeliveryError) throw new AppException('EMAIL_SERVICE_ERROR');
+      if (error instanceof MailDeliveryError) {
+        this.logger.warn({
+          requestId: client?.requestId,
+          msg: `The ${purpose} email to ${user.id} was not sent (${error.reason})`,
+        });
+        throw new AppException('EMAIL_SERVICE_ERROR');
+      }
       throw error;
     }
     return token;

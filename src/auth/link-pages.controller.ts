@@ -1,13 +1,29 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Res, applyDecorators } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { renderView } from '../common/views/pug-views';
 import { AppConfig, SecurityConfig } from '../config/config.sections';
+import { ANY_ROUTE, ApiErrors } from '../openapi/api-responses.decorator';
+
+/** The page reads the token in the browser and posts it when the person confirms. */
+const LinkPage = (summary: string) =>
+  applyDecorators(
+    ApiOperation({ summary }),
+    ApiQuery({ name: 'token', required: true, description: 'From the emailed link.' }),
+    ApiResponse({
+      status: 200,
+      description: 'The HTML page.',
+      content: { 'text/html': { schema: { type: 'string' } } },
+    }),
+    ApiErrors(...ANY_ROUTE),
+  );
 
 /**
  * Where an emailed link leads when the request gave no `applicationUrl`. Mail scanners open
  * links, so a GET only shows a page; the token is used when the person presses its button.
  */
+@ApiTags('email')
 @Controller('auth')
 export class LinkPagesController {
   constructor(
@@ -16,11 +32,13 @@ export class LinkPagesController {
   ) {}
 
   @Get('verify-email')
+  @LinkPage('The page an emailed verification link opens (no applicationUrl given)')
   verifyEmailPage(@Res() res: FastifyReply): Promise<void> {
     return this.render(res, 'verify-email', 'Verify your email');
   }
 
   @Get('reset-password')
+  @LinkPage('The page an emailed reset link opens (no applicationUrl given)')
   resetPasswordPage(@Res() res: FastifyReply): Promise<void> {
     return this.render(res, 'reset-password', 'Reset your password');
   }

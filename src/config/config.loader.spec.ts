@@ -25,11 +25,13 @@ describe('loadConfig', () => {
       corsOrigins: ['http://localhost:5173'],
       appOrigins: ['http://localhost:5173'],
       trustProxy: false,
+      apiDocs: true,
     });
     expect(config.database.url).toBe('sqlite:./data/auth.sqlite');
     expect(config.jwt).toMatchObject({ accessTtl: 900, refreshTtl: 604800, refreshReuseGrace: 10 });
     expect(config.cookies).toEqual({ secure: true, sameSite: 'lax' });
     expect(config.throttle).toEqual({ ttl: 900, limit: 50, authLimit: 5 });
+    expect(config.log).toEqual({ level: 'info' });
     expect(config.security).toEqual({
       bcryptCost: 10,
       passwordMinLength: 6,
@@ -265,6 +267,13 @@ describe('loadConfig', () => {
         `Invalid configuration: DATA_DIR holds ${file}, which is not valid JSON: delete it to generate a new key`,
       );
     });
+  });
+
+  it('reads LOG_LEVEL as one of pino levels', () => {
+    expect(loadConfig({ ...SECRETS, DATA_DIR: dataDir, LOG_LEVEL: 'WARN' }).log.level).toBe('warn');
+    expect(() => loadConfig({ ...SECRETS, DATA_DIR: dataDir, LOG_LEVEL: 'verbose' })).toThrow(
+      'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+    );
   });
 
   it('reads TRUST_PROXY as a hop count or a list of addresses', () => {

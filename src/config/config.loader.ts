@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { compile as compileProxyList } from 'proxy-addr';
 import { readAccessSigning } from './access-keys.reader';
-import { Config, TrustProxySetting } from './config.sections';
+import { Config, LOG_LEVELS, TrustProxySetting } from './config.sections';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { ConfigError, EnvReader, RawEnv } from './env.reader';
 import { ACCESS_ALGORITHMS } from './signing-keys';
@@ -42,6 +42,7 @@ export function loadConfig(env: RawEnv): Config {
       appOrigins: read.origins('APP_ORIGINS', corsOrigins),
       trustProxy: readTrustProxy(read),
       dataDir,
+      apiDocs: read.bool('API_DOCS', true),
     },
     database: {
       url: readDatabaseUrl(read),
@@ -56,6 +57,7 @@ export function loadConfig(env: RawEnv): Config {
     },
     cookies: readCookies(read),
     metrics: { token: readMetricsToken(read) },
+    log: { level: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS) },
     redis: {
       url: readRedisUrl(read),
       keyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'auth:',

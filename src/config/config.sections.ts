@@ -18,6 +18,8 @@ export class AppConfig {
   readonly appOrigins!: readonly string[];
   readonly trustProxy!: TrustProxySetting;
   readonly dataDir!: string;
+  /** Swagger UI at /api/docs and the OpenAPI document at /api/docs-json. */
+  readonly apiDocs!: boolean;
 }
 
 export class DatabaseConfig {
@@ -64,6 +66,14 @@ export class RedisConfig {
   readonly keyPrefix!: string;
 }
 
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class LogConfig {
+  /** pino's level; `info` logs one line per request, `silent` nothing. */
+  readonly level!: LogLevel;
+}
+
 export class MetricsConfig {
   /** Unset: `/metrics` answers 404. Set: a scraper must send it as a bearer token. */
   readonly token!: string | undefined;
@@ -103,6 +113,7 @@ export interface Config {
   cookies: CookieConfig;
   redis: RedisConfig;
   metrics: MetricsConfig;
+  log: LogConfig;
   throttle: ThrottleConfig;
   security: SecurityConfig;
   mail: MailConfig;
@@ -116,6 +127,7 @@ export const CONFIG_SECTIONS = {
   cookies: CookieConfig,
   redis: RedisConfig,
   metrics: MetricsConfig,
+  log: LogConfig,
   throttle: ThrottleConfig,
   security: SecurityConfig,
   mail: MailConfig,

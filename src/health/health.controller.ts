@@ -4,11 +4,14 @@ import {
   HealthIndicatorResult,
   HealthIndicatorService,
 } from '@nestjs/terminus';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { MailService } from '../mail/mail.service';
+import { HealthDataModel } from '../openapi/api-models';
+import { ANY_ROUTE, ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
 import { RedisService } from '../redis/redis.service';
 
 type Checks = Record<string, 'up' | 'down'>;
@@ -19,6 +22,7 @@ type Checks = Record<string, 'up' | 'down'>;
  * 503 from `ready`; an orchestrator restarts it only when `/health` stops answering, which a
  * database outage never causes.
  */
+@ApiTags('operations')
 @Controller('health')
 export class HealthController {
   constructor(
@@ -31,11 +35,21 @@ export class HealthController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiEnvelope(200, 'Service is alive', { data: HealthDataModel })
+  @ApiErrors(...ANY_ROUTE)
   live(): Envelope<{ status: string }> {
     return ok('Service is alive', { status: 'ok' });
   }
 
   @Get('ready')
+  @ApiOperation({
+    summary: 'Readiness: the database answers (Redis and SMTP, when configured, are reported)',
+    description:
+      'Redis or SMTP down is `status: degraded` with 200; only the database makes it 503.',
+  })
+  @ApiEnvelope(200, 'Service is ready', { data: HealthDataModel })
+  @ApiErrors(...ANY_ROUTE, 'SERVICE_UNAVAILABLE')
   async ready(): Promise<Envelope<{ status: string; checks: Checks }>> {
     const indicators = [() => this.check('database', () => this.database.ping().then(() => true))];
     if (this.redis.enabled) {

@@ -1,7 +1,11 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
+import { JwkSetModel } from '../openapi/api-models';
+import { ApiErrors } from '../openapi/api-responses.decorator';
 import { AccessTokensService, JwkSet } from '../tokens/access-tokens.service';
 
+@ApiTags('tokens')
 @Controller('.well-known')
 export class JwksController {
   constructor(private readonly tokens: AccessTokensService) {}
@@ -13,6 +17,9 @@ export class JwksController {
    * behind one address, and the answer is a precomputed document that costs nothing to serve.
    */
   @Get('jwks.json')
+  @ApiOperation({ summary: 'The public keys that verify access tokens (a JWK Set, no envelope)' })
+  @ApiOkResponse({ type: JwkSetModel, description: 'Empty `keys` with JWT_ALGORITHM=HS256.' })
+  @ApiErrors('INTERNAL_ERROR')
   @SkipThrottle({ general: true })
   @Header('Cache-Control', 'public, max-age=300')
   jwks(): Readonly<JwkSet> {

@@ -1,6 +1,6 @@
 import { MailerService } from '@nestjs-modules/mailer';
 import { EmailKind, Metrics } from '../metrics/metrics.service';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/config.sections';
 import { renderView } from '../common/views/pug-views';
 import { appNameFrom } from './app-name';
@@ -18,9 +18,12 @@ export interface TokenMail {
 
 /** The mail could not be handed to the transport (SMTP refused, unreachable, timed out). */
 export class MailDeliveryError extends Error {
+  /** What the SMTP server or the connection said, short enough for a log line. */
+  readonly reason: string;
   constructor(cause: unknown) {
     super(`Mail delivery failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'MailDeliveryError';
+    this.reason = describe(cause);
   }
 }
 
@@ -45,8 +48,6 @@ const KINDS: Record<Kind, { servicePath: string; subject: (app: string) => strin
 /** Renders the Pug views in `views/emails` and sends through the configured transport. */
 @Injectable()
 export class MailService {
-  private readonly logger = new Logger(MailService.name);
-
   constructor(
     private readonly mailer: MailerService,
     private readonly app: AppConfig,
@@ -97,7 +98,7 @@ export class MailService {
       this.metrics.email(METRIC_KIND[kind], 'sent');
     } catch (error) {
       this.metrics.email(METRIC_KIND[kind], 'failed');
-      this.logger.warn(`Sending the ${kind} email failed: ${describe(error)}`);
+      // Logged by the caller, which knows the request it was sent for.
       throw new MailDeliveryError(error);
     }
   }

@@ -1,15 +1,19 @@
 import { Controller, Get, Headers, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { AppException } from '../common/errors/app.exception';
 import { MetricsConfig } from '../config/config.sections';
+import { ApiErrors } from '../openapi/api-responses.decorator';
+import { METRICS_TOKEN_AUTH } from '../openapi/security-schemes';
 import { Metrics } from './metrics.service';
 
 /**
  * Prometheus text at `/metrics` (outside `/api/v1`), only when METRICS_TOKEN is set, and only for
  * a scraper that sends it as a bearer token. Not rate-limited: a scraper calls every few seconds.
  */
+@ApiTags('operations')
 @Controller('metrics')
 @SkipThrottle({ general: true, auth: true })
 export class MetricsController {
@@ -23,6 +27,16 @@ export class MetricsController {
   }
 
   @Get()
+  @ApiOperation({
+    summary: 'Prometheus metrics (outside /api/v1); 404 unless METRICS_TOKEN is set',
+  })
+  @ApiSecurity(METRICS_TOKEN_AUTH)
+  @ApiResponse({
+    status: 200,
+    description: 'Prometheus text exposition format.',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
+  @ApiErrors('INVALID_TOKEN', 'NOT_FOUND', 'INTERNAL_ERROR')
   async scrape(
     @Headers('authorization') authorization: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { SpaServer, startSpaServer } from '../../examples/spa/server';
 import { expectError, login, registerAndLogin, uniqueUser } from '../support/auth-helpers';
@@ -276,6 +276,22 @@ describe('the browser story: SDK and example app in Chromium', () => {
       .set('Origin', foreign.url)
       .set('Cookie', (await context.cookies(apiUrl)).map((c) => `${c.name}=${c.value}`).join('; '));
     expectError(logout, 403, 'FORBIDDEN_ORIGIN');
+  });
+  it('renders Swagger UI at /api/docs under its policy, every operation listed', async () => {
+    const page = await context.newPage();
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+    });
+    await page.goto(apiUrl.replace('/api/v1', '/api/docs'));
+    await page.waitForSelector('.opblock', { timeout: 15_000 });
+    const operations = await page.locator('.opblock').count();
+    const documented = Object.values(
+      (JSON.parse(readFileSync('openapi.json', 'utf8')) as { paths: Record<string, object> }).paths,
+    ).reduce((count, operations) => count + Object.keys(operations).length, 0);
+    expect(operations).toBe(documented);
+    expect(await page.title()).toBe('Auth Service API');
+    expect(blocked).toEqual([]);
   });
 });
 

@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
-import { createReadyApp } from '../../src/app.factory';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../src/app.factory';
 import { ReceivedMail, readOutbox } from './mailbox';
 import { TestDatabase, createTestDatabase } from './test-database';
 
@@ -33,6 +35,10 @@ export async function startTestApp(
     /** Another instance's database, shared (and dropped by whoever created it). */
     database?: TestDatabase;
     logger?: LoggerService;
+    /** The service's JSON log lines, written here (LOG_LEVEL applies). */
+    logDestination?: DestinationStream;
+    /** Runs before the app is initialised, when its routes are not registered yet. */
+    beforeInit?: (app: NestFastifyApplication) => void;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -44,9 +50,12 @@ export async function startTestApp(
     rmSync(dataDir, { recursive: true, force: true });
   };
   // An app that fails to start (a suite testing bad configuration) leaves no database behind.
-  const app = await createReadyApp({
+  const app = await createApp({
     isolated: true,
-    logger: options.logger ?? (process.env.TEST_LOGS ? undefined : false),
+    logger: options.logDestination
+      ? undefined
+      : (options.logger ?? (process.env.TEST_LOGS ? undefined : false)),
+    logDestination: options.logDestination,
     env: {
       NODE_ENV: 'test',
       DATABASE_URL: database.url,
@@ -60,10 +69,19 @@ export async function startTestApp(
       THROTTLE_AUTH_LIMIT: '100000',
       ...env,
     },
-  }).catch(async (error: unknown) => {
-    await discard();
-    throw error;
-  });
+  })
+    .then(async (created) => {
+      // As createReadyApp does, with the test's look at the app in between.
+      const fastifyApp = created as NestFastifyApplication;
+      options.beforeInit?.(fastifyApp);
+      await created.init();
+      await fastifyApp.getHttpAdapter().getInstance().ready();
+      return created;
+    })
+    .catch(async (error: unknown) => {
+      await discard();
+      throw error;
+    });
   return {
     app,
     http: () => request(app.getHttpServer()),

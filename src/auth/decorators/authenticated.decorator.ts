@@ -1,4 +1,6 @@
 import { SetMetadata, UseGuards, applyDecorators } from '@nestjs/common';
+import { ApiErrors } from '../../openapi/api-responses.decorator';
+import { ApiAccessToken } from '../../openapi/security-schemes';
 import { Role } from '../../users/user.entity';
 import { AccessTokenGuard } from '../guards/token.guard';
 import { ROLES_KEY, RolesGuard } from '../guards/roles.guard';
@@ -9,5 +11,11 @@ import { ROLES_KEY, RolesGuard } from '../guards/roles.guard';
  * handler gets the user with `@RequestUser()`.
  */
 export function Authenticated(...roles: Role[]): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(ROLES_KEY, roles), UseGuards(AccessTokenGuard, RolesGuard));
+  return applyDecorators(
+    SetMetadata(ROLES_KEY, roles),
+    UseGuards(AccessTokenGuard, RolesGuard),
+    // Documented with it: the token it takes and the errors it adds.
+    ApiAccessToken(),
+    ApiErrors('INVALID_TOKEN', ...(roles.length > 0 ? (['FORBIDDEN'] as const) : [])),
+  );
 }

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { ApplicationUrlField } from './fields';
 
@@ -10,6 +11,7 @@ export class EmailConfigDto {
   @ApplicationUrlField()
   applicationUrl?: string;
 
+  @ApiPropertyOptional({ example: 'en', description: 'Kept for localised emails (English today).' })
   @IsOptional()
   @IsString({ message: 'locale must be a string' })
   @Matches(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, {

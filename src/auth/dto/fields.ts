@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsNotEmpty, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
 
@@ -15,6 +16,7 @@ const PLAIN_ADDRESS = /^[^\s"(),:;<>[\\\]@]+@[^\s"(),:;<>[\\\]@]+$/;
 /** An email address as typed, trimmed; at most 254 characters. */
 export const EmailField = () =>
   applyDecorators(
+    ApiProperty({ format: 'email', maxLength: 254, example: 'ann@example.com' }),
     Transform(trim),
     IsString({ message: 'email must be a string' }),
     MaxLength(254, { message: 'email must be at most 254 characters long' }),
@@ -24,14 +26,23 @@ export const EmailField = () =>
 
 /** Where an emailed link leads; its origin is checked against APP_ORIGINS by the flow. */
 export const ApplicationUrlField = () =>
-  IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-    { message: 'applicationUrl must be an http(s) URL' },
+  applyDecorators(
+    ApiPropertyOptional({
+      format: 'uri',
+      description:
+        "The application page the emailed link opens (its origin must be in APP_ORIGINS); the service's own page when absent.",
+      example: 'http://localhost:5173/verify',
+    }),
+    IsUrl(
+      { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+      { message: 'applicationUrl must be an http(s) URL' },
+    ),
   );
 
 /** An emailed token: a non-empty string of sane length, so no lookup ever runs on an absent value. */
 export const TokenField = () =>
   applyDecorators(
+    ApiProperty({ description: 'The token from the emailed link.', maxLength: 256 }),
     IsString({ message: 'token must be a string' }),
     IsNotEmpty({ message: 'token must not be empty' }),
     MaxLength(256, { message: 'token must be at most 256 characters long' }),

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import { IsPassword } from '../../common/validation/password.decorator';
@@ -14,6 +15,7 @@ export class RegisterDto {
   @IsPassword()
   password!: string;
 
+  @ApiProperty({ pattern: USERNAME_PATTERN.source, example: 'ann' })
   @Transform(trim)
   @IsString({ message: 'username must be a string' })
   @Matches(USERNAME_PATTERN, {
@@ -21,6 +23,7 @@ export class RegisterDto {
   })
   username!: string;
 
+  @ApiPropertyOptional({ type: EmailConfigDto })
   @IsOptional()
   @IsObject({ message: 'emailConfig must be an object' })
   @ValidateNested()

@@ -24,7 +24,7 @@ function respond(exception: unknown) {
     },
   };
   const host = {
-    switchToHttp: () => ({ getResponse: () => response }),
+    switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ id: 'req-7' }) }),
   } as unknown as ArgumentsHost;
   new AllExceptionsFilter().catch(exception, host);
   return response;
@@ -42,7 +42,11 @@ describe('AllExceptionsFilter', () => {
       message: 'An unexpected error occurred',
       error: 'INTERNAL_ERROR',
     });
-    expect(Logger.prototype.error).toHaveBeenCalled();
+    // Logged with its stack and the request it failed, for the operator to match the two.
+    expect(Logger.prototype.error).toHaveBeenCalledWith({
+      requestId: 'req-7',
+      msg: expect.stringContaining('ECONNRESET at /srv/app/secret-path.js:12'),
+    });
   });
 
   it('never sends SQL from a failed query', () => {

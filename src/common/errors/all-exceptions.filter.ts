@@ -6,7 +6,7 @@ import {
   Logger,
   Optional,
 } from '@nestjs/common';
-import { FastifyReply } from 'fastify';
+import { FastifyReply, FastifyRequest } from 'fastify';
 import { Metrics } from '../../metrics/metrics.service';
 import { Envelope } from '../http/envelope';
 import { AppException } from './app.exception';
@@ -71,7 +71,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const error = this.toAppException(exception);
+    const error = this.toAppException(exception, host.switchToHttp().getRequest<FastifyRequest>());
     if (error.code === 'RATE_LIMITED') this.metrics?.refusedByRateLimit();
     if (reply.raw.headersSent) {
       reply.raw.end();
@@ -80,15 +80,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
     sendError(reply, error);
   }
 
-  private toAppException(exception: unknown): AppException {
+  private toAppException(exception: unknown, request: FastifyRequest): AppException {
     if (exception instanceof AppException) return exception;
     const status =
       exception instanceof HttpException ? exception.getStatus() : frameworkStatus(exception);
     const known = status === undefined ? undefined : exceptionForStatus(status);
     if (known) return known;
-    this.logger.error(
-      exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
-    );
+    this.logger.error({
+      requestId: request.id,
+      msg: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
+    });
     return new AppException('INTERNAL_ERROR', { message: ERROR_CATALOGUE.INTERNAL_ERROR.message });
   }
 }

@@ -1,10 +1,12 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 
-/** Who sent a request, for the records a service makes about it (the audit trail). */
+/** Who sent a request, for the records a service makes about it (audit trail, log lines). */
 export interface ClientInfo {
   ip: string;
   userAgent: string | undefined;
+  /** The id in the request's log line and X-Request-Id header. */
+  requestId: string;
 }
 
 /**
@@ -15,6 +17,6 @@ export interface ClientInfo {
 export const Client = createParamDecorator(
   (_data: unknown, context: ExecutionContext): ClientInfo => {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    return { ip: request.ip, userAgent: request.headers['user-agent'] };
+    return { ip: request.ip, userAgent: request.headers['user-agent'], requestId: request.id };
   },
 );

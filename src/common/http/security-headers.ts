@@ -1,5 +1,6 @@
 import { FastifyCorsOptions } from '@fastify/cors';
 import { FastifyInstance } from 'fastify';
+import { REQUEST_ID_HEADER } from '../../logging/request-id';
 
 /**
  * Headers for a JSON API rather than for web pages: nothing may render, frame or load from a
@@ -16,9 +17,13 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fre
   vary: 'Origin',
 });
 
-export function registerSecurityHeaders(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (_req, reply, done) => {
-    reply.headers(API_SECURITY_HEADERS);
+/**
+ * The headers every answer carries: the ones above, and the request's id (the id of its log line,
+ * for a client to quote). One hook for both: each hook Fastify runs costs on every request.
+ */
+export function registerAnswerHeaders(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.headers(API_SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
     done();
   });
 }
@@ -34,8 +39,9 @@ export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
       callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-Token-Delivery'],
-    exposedHeaders: ['Retry-After'],
+    allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-Token-Delivery', 'X-Request-Id'],
+    // X-Request-Id: a page can quote it in a bug report; the service's log line has the same id.
+    exposedHeaders: ['Retry-After', 'X-Request-Id'],
     maxAge: 600,
     // A preflight without Access-Control-Request-Method is answered like any other, not with a
     // plain-text 400.

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsString, ValidateBy, buildMessage } from 'class-validator';
 
 /** bcrypt reads only the first 72 bytes; a longer password would be silently truncated. */
@@ -22,6 +23,12 @@ export function IsPassword(): PropertyDecorator {
     Reflect.defineMetadata(PASSWORD_FIELDS, [...fields, String(property)], target.constructor);
   };
   return applyDecorators(
+    ApiProperty({
+      format: 'password',
+      minLength: 6,
+      description:
+        'At least PASSWORD_MIN_LENGTH characters (6 by default), at most 72 bytes in UTF-8.',
+    }),
     mark,
     IsString({ message: '$property must be a string' }),
     ValidateBy({

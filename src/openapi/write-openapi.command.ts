@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createApp } from '../app.factory';
+import { buildOpenApiDocument } from './openapi.document';
+
+const OPENAPI_FILE = resolve(__dirname, '..', '..', 'openapi.json');
+
+/**
+ * `npm run openapi`: writes the document the service serves at /api/docs-json to openapi.json.
+ * The app is built in memory on a throwaway SQLite and data folder; nothing listens.
+ */
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'auth-openapi-'));
+  try {
+    const app = await createApp({
+      isolated: true,
+      logger: false,
+      env: { DATABASE_URL: 'sqlite::memory:', DATA_DIR: dataDir },
+    });
+    writeFileSync(OPENAPI_FILE, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
+    await app.close();
+    process.stdout.write(`Wrote ${OPENAPI_FILE}\n`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,141 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ERROR_CATALOGUE, ErrorCode } from '../src/common/errors/error-codes';
+import { expectError } from './support/auth-helpers';
+import { TestApp, startTestApp } from './support/test-app';
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema: Schema }>; headers?: object }>;
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ name: string; in: string }>;
+}
+interface Schema {
+  allOf?: Array<{ properties?: { error?: { enum: string[] } } }>;
+}
+type Paths = Record<string, Record<string, Operation>>;
+
+const COMMITTED = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')) as {
+  paths: Paths;
+  components: { securitySchemes: Record<string, object> };
+};
+
+describe('OpenAPI', () => {
+  let t: TestApp;
+  /** Every route the service answers, as Fastify registered it. */
+  const served: Array<{ method: string; url: string }> = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { beforeInit: (app) => recordRoutes(app, served) });
+  });
+  afterAll(() => t.close());
+
+  it('serves the committed openapi.json (run `npm run openapi` after changing the API)', async () => {
+    const response = await t.http().get('/api/docs-json').expect(200);
+    expect(response.body).toEqual(COMMITTED);
+  });
+
+  it('documents every route the service answers, aliases included, and nothing else', () => {
+    const documented = Object.entries(COMMITTED.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const answered = served
+      .filter(({ method, url }) => method !== 'HEAD' && method !== 'OPTIONS' && !isDocs(url))
+      .map(({ method, url }) => `${method} ${url}`);
+    expect(new Set(documented)).toEqual(new Set(answered));
+    // The aliases decisions.md lists, each its own documented path.
+    for (const alias of ['/email/verify', '/email/reset', '/email/forgot-password']) {
+      expect(COMMITTED.paths[`/api/v1${alias}`]?.post).toBeDefined();
+    }
+  });
+
+  it("lists each error under the catalogue's status, in the envelope", () => {
+    const allowedElsewhere: Record<string, number[]> = {
+      // decisions.md: a malformed login body, an invalid registration.
+      LOGIN_FAILED: [400],
+      REGISTRATION_FAILED: [400],
+    };
+    let checked = 0;
+    for (const operations of Object.values(COMMITTED.paths)) {
+      for (const operation of Object.values(operations)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (Number(status) < 400) continue;
+          const codes =
+            response.content?.['application/json']?.schema.allOf?.[1].properties?.error?.enum;
+          expect(codes?.length).toBeGreaterThan(0);
+          for (const code of codes ?? []) {
+            const expected = [
+              ERROR_CATALOGUE[code as ErrorCode].status,
+              ...(allowedElsewhere[code] ?? []),
+            ];
+            expect(expected).toContain(Number(status));
+            checked += 1;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    // Every rate-limited route says so, with Retry-After.
+    const login = COMMITTED.paths['/api/v1/auth/login'].post;
+    expect(login.responses['429'].headers).toHaveProperty('Retry-After');
+  });
+
+  it('documents the cookies and the tokens each route takes', () => {
+    expect(Object.keys(COMMITTED.components.securitySchemes).sort()).toEqual([
+      'accessCookie',
+      'bearer',
+      'metricsToken',
+      'refreshCookie',
+    ]);
+    const security = (path: string, method = 'post') =>
+      COMMITTED.paths[path][method].security?.map((entry) => Object.keys(entry)[0]).sort();
+    expect(security('/api/v1/auth/verify-token', 'get')).toEqual(['accessCookie', 'bearer']);
+    expect(security('/api/v1/users/me', 'get')).toEqual(['accessCookie', 'bearer']);
+    expect(security('/api/v1/auth/refresh')).toEqual(['refreshCookie']);
+    expect(security('/api/v1/auth/logout')).toEqual(['accessCookie', 'bearer', 'refreshCookie']);
+    expect(COMMITTED.paths['/api/v1/auth/login'].post.responses['200'].headers).toHaveProperty(
+      'Set-Cookie',
+    );
+  });
+
+  it('serves Swagger UI at /api/docs, with a policy that lets only its own files run', async () => {
+    const page = await t.http().get('/api/docs').expect(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('swagger-ui');
+    expect(page.headers['content-security-policy']).toBe(
+      "default-src 'self';img-src 'self' data:;style-src 'self' 'unsafe-inline';frame-ancestors 'none'",
+    );
+    const script = await t.http().get('/api/docs/swagger-ui-bundle.js').expect(200);
+    expect(script.headers['content-type']).toMatch(/javascript/);
+    // The API keeps its own policy.
+    const health = await t.http().get('/api/v1/health').expect(200);
+    expect(health.headers['content-security-policy']).toBe(
+      "default-src 'none';frame-ancestors 'none'",
+    );
+  });
+});
+
+describe('OpenAPI turned off', () => {
+  it('answers 404 in the envelope at /api/docs and /api/docs-json with API_DOCS=false', async () => {
+    const t = await startTestApp({ API_DOCS: 'false' });
+    try {
+      expectError(await t.http().get('/api/docs'), 404, 'NOT_FOUND');
+      expectError(await t.http().get('/api/docs-json'), 404, 'NOT_FOUND');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+function isDocs(url: string): boolean {
+  return url.startsWith('/api/docs');
+}
+
+function recordRoutes(app: NestFastifyApplication, into: Array<{ method: string; url: string }>) {
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) into.push({ method, url: route.url });
+    });
+}
