@@ -1,4 +1,5 @@
 import { INestApplication, LoggerService } from '@nestjs/common';
+import { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
@@ -55,8 +56,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
     // While stopping, requests on open connections are still served (the database closes after
     // the server); Fastify's own 503 would not be the envelope.
     return503OnClosing: false,
-    genReqId: requestIdOf,
-    // requestIdOf reads the header itself, and keeps only well-formed ids.
+    genReqId: (req: IncomingMessage) => requestIdOf(req, (address) => trust(address, 0)),
+    // requestIdOf reads the header itself: well-formed ids from trusted proxies only.
     requestIdHeader: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {

@@ -27,12 +27,14 @@ describe('logs', () => {
   const answers: Response[] = [];
   /** Every value that must never be written to a log. */
   const secrets = new Set<string>();
+  let refusedReset: Response;
 
   beforeAll(async () => {
     sink = await new SmtpSink().start();
     // trace: whatever any level would write is checked.
     t = await startTestApp(
-      { SMTP_URL: sink.url, SMTP_TIMEOUT_MS: '2000', LOG_LEVEL: 'trace' },
+      // TRUST_PROXY: the test client is a proxy whose X-Request-Id counts.
+      { SMTP_URL: sink.url, SMTP_TIMEOUT_MS: '2000', LOG_LEVEL: 'trace', TRUST_PROXY: 'loopback' },
       { logDestination: logs },
     );
   });
@@ -130,8 +132,9 @@ describe('logs', () => {
 
     // A refused mail is logged (with the reason), still without the link it carried.
     sink.refuse = { responseCode: 550, message: 'mailbox unavailable' };
-    const refused = await post('/auth/resend-verification-email', { email: uniqueUser().email });
-    expect(refused.status).toBe(409);
+    const refused = await post('/auth/forgot-password', { email: user.email });
+    expect(refused.status).toBe(503);
+    refusedReset = refused;
     const stranger = uniqueUser('Unmailed');
     const unmailed = await post('/auth/register', stranger);
     expect(unmailed.status).toBe(201);
@@ -163,7 +166,7 @@ describe('logs', () => {
     for (const answer of answers) {
       const id = answer.headers['x-request-id'];
       expect(id).toMatch(UUID);
-      const own = lines.filter((line) => line.requestId === id && line.msg === 'request completed');
+      const own = lines.filter((line) => line.requestId === id && 'responseTime' in line);
       expect(own).toEqual([
         expect.objectContaining({
           method: answer.request.method,
@@ -183,10 +186,9 @@ describe('logs', () => {
   });
 
   it('puts the request id on the lines a request writes while it runs', () => {
-    const unmailed = answers.at(-1)!;
-    const id = unmailed.headers['x-request-id'];
-    const lines = logs.parsed().filter((line) => line.requestId === id);
-    expect(lines).toEqual([
+    const linesOf = (answer: Response) =>
+      logs.parsed().filter((line) => line.requestId === answer.headers['x-request-id']);
+    expect(linesOf(answers.at(-1)!)).toEqual([
       expect.objectContaining({
         level: 40,
         context: 'AuthService',
@@ -194,9 +196,20 @@ describe('logs', () => {
       }),
       expect.objectContaining({ msg: 'request completed', status: 201 }),
     ]);
+    expect(linesOf(refusedReset)).toEqual([
+      expect.objectContaining({
+        level: 40,
+        context: 'EmailFlowsService',
+        msg: expect.stringMatching(
+          /^The password_reset email to \S+ was not sent \(EMESSAGE 550\)$/,
+        ),
+      }),
+      // 5xx answers are logged at error level.
+      expect.objectContaining({ level: 50, msg: 'request failed', status: 503 }),
+    ]);
   });
 
-  it("keeps a gateway's well-formed request id and replaces any other", async () => {
+  it("keeps a trusted proxy's well-formed request id and replaces any other", async () => {
     const given = await get('/health', { 'X-Request-Id': 'gateway.trace-42' });
     expect(given.headers['x-request-id']).toBe('gateway.trace-42');
     const forged = await get('/health', { 'X-Request-Id': 'forged"} {"level":60' });
@@ -206,5 +219,21 @@ describe('logs', () => {
       expect.objectContaining({ requestId: 'gateway.trace-42', status: 200 }),
     );
     expect(logs.text()).not.toContain('forged');
+  });
+});
+
+describe('request ids from clients', () => {
+  it('replaces an X-Request-Id from a peer TRUST_PROXY does not trust', async () => {
+    const t = await startTestApp();
+    try {
+      const answer = await t.http().get('/api/v1/health').set('X-Request-Id', 'chosen-by-client');
+      expect(answer.headers['x-request-id']).toMatch(UUID);
+      // A URL Fastify's router refuses is answered with an id too.
+      const malformed = await t.http().get('/api/v1/%E0%A4%A');
+      expect(malformed.status).toBe(400);
+      expect(malformed.headers['x-request-id']).toMatch(UUID);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -80,6 +80,35 @@ describe('OpenAPI', () => {
     expect(login.responses['429'].headers).toHaveProperty('Retry-After');
   });
 
+  it('documents what each route really answers: a bare request and a body that is not JSON', async () => {
+    const undocumented: string[] = [];
+    let probes = 0;
+    for (const [path, operations] of Object.entries(COMMITTED.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const requests =
+          method === 'post'
+            ? [
+                t.http().post(path).send({}),
+                t.http().post(path).set('Content-Type', 'text/plain').send('plain text'),
+              ]
+            : [t.http().get(path)];
+        for (const response of await Promise.all(requests)) {
+          probes += 1;
+          const documented = operation.responses[String(response.status)];
+          const body = response.body as { error?: string };
+          const codes =
+            documented?.content?.['application/json']?.schema.allOf?.[1].properties?.error?.enum;
+          const fits =
+            documented !== undefined &&
+            (response.status < 400 || (body.error !== undefined && codes?.includes(body.error)));
+          if (!fits) undocumented.push(`${method} ${path}: ${response.status} ${body.error}`);
+        }
+      }
+    }
+    expect(probes).toBeGreaterThan(35);
+    expect(undocumented).toEqual([]);
+  });
+
   it('documents the cookies and the tokens each route takes', () => {
     expect(Object.keys(COMMITTED.components.securitySchemes).sort()).toEqual([
       'accessCookie',
@@ -105,6 +134,8 @@ describe('OpenAPI', () => {
     expect(page.headers['content-security-policy']).toBe(
       "default-src 'self';img-src 'self' data:;style-src 'self' 'unsafe-inline';frame-ancestors 'none'",
     );
+    // JSON only: no YAML rendering of the whole document per request.
+    expectError(await t.http().get('/api/docs-yaml'), 404, 'NOT_FOUND');
     const script = await t.http().get('/api/docs/swagger-ui-bundle.js').expect(200);
     expect(script.headers['content-type']).toMatch(/javascript/);
     // The API keeps its own policy.

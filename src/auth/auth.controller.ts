@@ -10,6 +10,7 @@ import { User } from '../users/user.entity';
 import { PublicUser, publicUser, tokenResponseUser } from '../users/user.view';
 import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
 import {
+  ANY_BODY,
   ApiEnvelope,
   ApiErrors,
   CLEAR_COOKIES,
@@ -77,8 +78,7 @@ export class AuthController {
   @ApiErrors(
     ['LOGIN_FAILED', 400],
     'LOGIN_FAILED',
-    'PAYLOAD_TOO_LARGE',
-    'UNSUPPORTED_MEDIA_TYPE',
+    ...ANY_BODY,
     ...STORED,
   )
   async login(
@@ -105,7 +105,7 @@ export class AuthController {
     headers: SET_COOKIES,
     orBody: TokenResponseModel,
   })
-  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...STORED)
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   async refresh(
     @RequestUser() claims: RefreshClaims,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
@@ -136,7 +136,7 @@ export class AuthController {
   @ApiAccessToken()
   @ApiRefreshCookie()
   @ApiEnvelope(200, 'Logged out from all devices', { headers: CLEAR_COOKIES })
-  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...STORED)
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   async logout(
     @RequestUser() principal: User | RefreshClaims,
     @Res({ passthrough: true }) res: FastifyReply,
@@ -163,7 +163,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Check an access token and return its user (POST form)' })
   @ApiAccessToken()
   @ApiEnvelope(200, 'Token is valid', { data: UserDataModel })
-  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...STORED)
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   verifyTokenPost(@RequestUser() user: User): UserEnvelope {
     return this.verifyTokenGet(user);
   }

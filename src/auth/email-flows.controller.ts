@@ -89,7 +89,10 @@ export class EmailFlowsController {
   @ApiOperation({
     summary:
       'Request a reset email (`{ email }`) or set the new password (`{ token, newPassword }`)',
-    description: 'Setting the password ends every session of the user and clears the cookies.',
+    description:
+      '`{ email }` answers `Password reset email sent`, as forgot-password does. ' +
+      '`{ token, newPassword }` sets the password, ends every session of the user and clears ' +
+      'the cookies (the Set-Cookie header applies to this variant only).',
   })
   @ApiExtraModels(ResetRequestDto, ResetConfirmDto)
   @ApiBody({

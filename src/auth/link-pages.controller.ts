@@ -10,7 +10,11 @@ import { ANY_ROUTE, ApiErrors } from '../openapi/api-responses.decorator';
 const LinkPage = (summary: string) =>
   applyDecorators(
     ApiOperation({ summary }),
-    ApiQuery({ name: 'token', required: true, description: 'From the emailed link.' }),
+    ApiQuery({
+      name: 'token',
+      required: false,
+      description: "From the emailed link; read by the page's script, never by the server.",
+    }),
     ApiResponse({
       status: 200,
       description: 'The HTML page.',

@@ -49,10 +49,12 @@ export class PublicUserModel {
   created_at!: string;
 }
 
-export class ProfileModel extends PublicUserModel {
+export class VerifiedUserModel extends PublicUserModel {
   @ApiProperty({ format: 'date-time', nullable: true, type: String })
   verified_at!: string | null;
+}
 
+export class ProfileModel extends VerifiedUserModel {
   @ApiProperty({ format: 'date-time' })
   updated_at!: string;
 }
@@ -67,7 +69,10 @@ export class ProfileDataModel {
   user!: ProfileModel;
 }
 
-export class VerifiedEmailDataModel extends UserDataModel {
+export class VerifiedEmailDataModel {
+  @ApiProperty({ type: VerifiedUserModel })
+  user!: VerifiedUserModel;
+
   @ApiPropertyOptional({
     description: 'Where the page should send the user next, when the link named an application.',
   })

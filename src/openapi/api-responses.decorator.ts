@@ -1,5 +1,5 @@
 import { Type, applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiResponse, DECORATORS, getSchemaPath } from '@nestjs/swagger';
 import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
 import { ErrorEnvelopeModel } from './api-models';
@@ -11,12 +11,10 @@ export type DocumentedError = ErrorCode | readonly [ErrorCode, number];
 export const ANY_ROUTE: DocumentedError[] = ['RATE_LIMITED', 'INTERNAL_ERROR'];
 /** Errors of a route that reads or writes the database. */
 export const STORED: DocumentedError[] = [...ANY_ROUTE, 'SERVICE_UNAVAILABLE'];
+/** Errors of any POST: the body parser runs before the route, even where it takes no body. */
+export const ANY_BODY: DocumentedError[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 /** Errors of a JSON body: too large, not JSON, or not what the route takes. */
-export const JSON_BODY: DocumentedError[] = [
-  'VALIDATION_ERROR',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-];
+export const JSON_BODY: DocumentedError[] = ['VALIDATION_ERROR', ...ANY_BODY];
 
 export const SET_COOKIES: HeadersObject = {
   'Set-Cookie': {
@@ -37,36 +35,65 @@ export const CLEAR_COOKIES: HeadersObject = {
 /**
  * Every error an endpoint can answer, one response per status, each listing its codes (and only
  * those in the schema's `error` enum). Statuses come from the one catalogue, so the document
- * cannot disagree with what the filter sends.
+ * cannot disagree with what the filter sends. Several `ApiErrors` on one route (one from
+ * `@Authenticated()`, one of the route's own) add up: codes of one status are merged, where
+ * `@ApiResponse` would keep only the last schema.
  */
 export function ApiErrors(...errors: DocumentedError[]): MethodDecorator & ClassDecorator {
-  const byStatus = new Map<number, Set<ErrorCode>>();
-  for (const entry of errors) {
-    const [code, status] =
-      typeof entry === 'string' ? [entry, ERROR_CATALOGUE[entry].status] : entry;
-    byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+  return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    const holder = (descriptor?.value as object | undefined) ?? target;
+    const byStatus = documentedCodes(holder);
+    for (const entry of errors) {
+      const [code, status] =
+        typeof entry === 'string' ? [entry, ERROR_CATALOGUE[entry].status] : entry;
+      byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+    }
+    const responses = [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, codes]) => errorResponse(status, [...codes].sort()));
+    applyDecorators(ApiExtraModels(ErrorEnvelopeModel), ...responses)(target, key, descriptor);
+  };
+}
+
+/** The error codes already documented on a route, by status; their entries are taken out. */
+function documentedCodes(holder: object): Map<number, Set<ErrorCode>> {
+  const responses = (Reflect.getMetadata(DECORATORS.API_RESPONSE, holder) ?? {}) as Record<
+    string,
+    { content?: { 'application/json'?: { schema?: ErrorSchema } } }
+  >;
+  const found = new Map<number, Set<ErrorCode>>();
+  const rest: typeof responses = {};
+  for (const [status, response] of Object.entries(responses)) {
+    const codes =
+      response.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.enum;
+    if (codes) found.set(Number(status), new Set(codes));
+    else rest[status] = response;
   }
-  const responses = [...byStatus.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([status, codes]) =>
-      ApiResponse({
-        status,
-        description: [...codes].map((code) => `\`${code}\``).join(', '),
-        headers: status === 429 ? RETRY_AFTER : undefined,
-        // Always JSON, also where the route's success is a page or Prometheus text.
-        content: {
-          'application/json': {
-            schema: {
-              allOf: [
-                { $ref: getSchemaPath(ErrorEnvelopeModel) },
-                { properties: { error: { type: 'string', enum: [...codes].sort() } } },
-              ],
-            },
-          },
+  Reflect.defineMetadata(DECORATORS.API_RESPONSE, rest, holder);
+  return found;
+}
+
+interface ErrorSchema {
+  allOf?: Array<{ properties?: { error?: { enum?: ErrorCode[] } } }>;
+}
+
+function errorResponse(status: number, codes: ErrorCode[]) {
+  return ApiResponse({
+    status,
+    description: codes.map((code) => `\`${code}\``).join(', '),
+    headers: status === 429 ? RETRY_AFTER : undefined,
+    // Always JSON, also where the route's success is a page or Prometheus text.
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: getSchemaPath(ErrorEnvelopeModel) },
+            { properties: { error: { type: 'string', enum: codes } } },
+          ],
         },
-      }),
-    );
-  return applyDecorators(ApiExtraModels(ErrorEnvelopeModel), ...responses);
+      },
+    },
+  });
 }
 
 const RETRY_AFTER: HeadersObject = {

@@ -78,7 +78,8 @@ export function serveApiDocs(app: INestApplication, fastify: FastifyInstance): v
   });
   SwaggerModule.setup(DOCS_PATH, app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: DOCS_JSON_PATH,
-    yamlDocumentUrl: `${DOCS_PATH}-yaml`,
+    // JSON only: the YAML route would serialise the whole document again on every request.
+    raw: ['json'],
     customSiteTitle: 'Auth Service API',
   });
 }

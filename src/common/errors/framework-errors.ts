@@ -1,6 +1,7 @@
 import { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
+import { REQUEST_ID_HEADER } from '../../logging/request-id';
 import { API_SECURITY_HEADERS } from '../http/security-headers';
 import { AppException } from './app.exception';
 import { errorBody, exceptionForStatus, sendError } from './all-exceptions.filter';
@@ -11,7 +12,7 @@ import { errorBody, exceptionForStatus, sendError } from './all-exceptions.filte
  */
 export function answerFrameworkError(
   error: FastifyError,
-  _req: FastifyRequest,
+  req: FastifyRequest,
   reply: FastifyReply,
 ): void {
   const status = error.statusCode ?? 400;
@@ -19,7 +20,7 @@ export function answerFrameworkError(
     error.code === 'FST_ERR_BAD_URL'
       ? new AppException('VALIDATION_ERROR', { message: 'The request URL is malformed' })
       : exceptionForStatus(status);
-  void reply.headers(API_SECURITY_HEADERS);
+  void reply.headers(API_SECURITY_HEADERS).header(REQUEST_ID_HEADER, req.id);
   sendError(reply, known ?? new AppException('INTERNAL_ERROR'));
 }
 

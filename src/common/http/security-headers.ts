@@ -39,7 +39,7 @@ export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
       callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-Token-Delivery', 'X-Request-Id'],
+    allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-Token-Delivery'],
     // X-Request-Id: a page can quote it in a bug report; the service's log line has the same id.
     exposedHeaders: ['Retry-After', 'X-Request-Id'],
     maxAge: 600,
