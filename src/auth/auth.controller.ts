@@ -75,12 +75,7 @@ export class AuthController {
     headers: SET_COOKIES,
     orBody: TokenResponseModel,
   })
-  @ApiErrors(
-    ['LOGIN_FAILED', 400],
-    'LOGIN_FAILED',
-    ...ANY_BODY,
-    ...STORED,
-  )
+  @ApiErrors(['LOGIN_FAILED', 400], 'LOGIN_FAILED', ...ANY_BODY, ...STORED)
   async login(
     @Body() body: LoginDto,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
