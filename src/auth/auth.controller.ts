@@ -7,7 +7,7 @@ import { RequestUser } from '../common/http/request-user.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { RefreshClaims } from '../tokens/refresh-tokens.service';
 import { User } from '../users/user.entity';
-import { PublicUser, publicUser, tokenResponseUser } from '../users/user.view';
+import { publicUser, tokenResponseUser } from '../users/user.view';
 import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
 import {
   ANY_BODY,
@@ -31,7 +31,7 @@ import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token
  */
 export const TOKEN_DELIVERY_HEADER = 'x-token-delivery';
 
-type UserEnvelope = Envelope<{ user: PublicUser }>;
+type UserEnvelope = Envelope<UserDataModel>;
 
 const TokenDelivery = () =>
   ApiHeader({
@@ -168,7 +168,7 @@ export class AuthController {
     delivery: string | undefined,
     res: FastifyReply,
     message: string,
-  ) {
+  ): TokenResponseModel | UserEnvelope {
     const { user, tokens } = session;
     if (delivery?.trim().toLowerCase() === 'body') {
       void res.header('Cache-Control', 'no-store');

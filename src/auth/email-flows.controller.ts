@@ -4,7 +4,7 @@ import { FastifyReply } from 'fastify';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
-import { publicUser } from '../users/user.view';
+import { verifiedUser } from '../users/user.view';
 import { VerifiedEmailDataModel } from '../openapi/api-models';
 import {
   ApiEnvelope,
@@ -47,8 +47,8 @@ export class EmailFlowsController {
       body.applicationUrl,
       client,
     );
-    const data = {
-      user: { ...publicUser(user), verified_at: user.verifiedAt?.toISOString() ?? null },
+    const data: VerifiedEmailDataModel = {
+      user: verifiedUser(user),
       ...(redirectUrl ? { redirect_url: redirectUrl } : {}),
     };
     return ok('Email verified', data);

@@ -38,7 +38,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Liveness: the process answers' })
   @ApiEnvelope(200, 'Service is alive', { data: HealthDataModel })
   @ApiErrors(...ANY_ROUTE)
-  live(): Envelope<{ status: string }> {
+  live(): Envelope<HealthDataModel> {
     return ok('Service is alive', { status: 'ok' });
   }
 
@@ -50,7 +50,7 @@ export class HealthController {
   })
   @ApiEnvelope(200, 'Service is ready', { data: HealthDataModel })
   @ApiErrors(...ANY_ROUTE, 'SERVICE_UNAVAILABLE')
-  async ready(): Promise<Envelope<{ status: string; checks: Checks }>> {
+  async ready(): Promise<Envelope<HealthDataModel>> {
     const indicators = [() => this.check('database', () => this.database.ping().then(() => true))];
     if (this.redis.enabled) {
       indicators.push(() => this.check('redis', () => Promise.resolve(this.redis.ready)));

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
-import { ROLES } from '../users/user.entity';
+import { ProfileView, PublicUser, TokenUser, VerifiedUser } from '../users/user.view';
 
 /**
- * The shapes of the answers, for the OpenAPI document only: the code builds them from the
- * interfaces in user.view.ts and envelope.ts, which these classes mirror field for field.
+ * The envelopes around the answers' data, for the OpenAPI document and as the controllers'
+ * return types; the users inside them are the classes of user.view.ts.
  */
 
 export class FieldErrorModel {
@@ -29,78 +29,24 @@ export class ErrorEnvelopeModel {
   details?: FieldErrorModel[];
 }
 
-export class PublicUserModel {
-  @ApiProperty({ example: 'user_184467440737095516' })
-  id!: string;
-
-  @ApiProperty({ format: 'email', example: 'ann@example.com' })
-  email!: string;
-
-  @ApiProperty({ example: 'ann' })
-  username!: string;
-
-  @ApiProperty({ enum: ROLES })
-  role!: string;
-
-  @ApiProperty()
-  email_verified!: boolean;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
-}
-
-export class VerifiedUserModel extends PublicUserModel {
-  @ApiProperty({ format: 'date-time', nullable: true, type: String })
-  verified_at!: string | null;
-}
-
-export class ProfileModel extends VerifiedUserModel {
-  @ApiProperty({ format: 'date-time' })
-  updated_at!: string;
-}
-
 export class UserDataModel {
-  @ApiProperty({ type: PublicUserModel })
-  user!: PublicUserModel;
+  @ApiProperty({ type: PublicUser })
+  user!: PublicUser;
 }
 
 export class ProfileDataModel {
-  @ApiProperty({ type: ProfileModel })
-  user!: ProfileModel;
+  @ApiProperty({ type: ProfileView })
+  user!: ProfileView;
 }
 
 export class VerifiedEmailDataModel {
-  @ApiProperty({ type: VerifiedUserModel })
-  user!: VerifiedUserModel;
+  @ApiProperty({ type: VerifiedUser })
+  user!: VerifiedUser;
 
   @ApiPropertyOptional({
     description: 'Where the page should send the user next, when the link named an application.',
   })
   redirect_url?: string;
-}
-
-/** The user in the body-token login shape (the contract's second shape). */
-export class TokenUserModel {
-  @ApiProperty({ example: 'user_184467440737095516' })
-  id!: string;
-
-  @ApiProperty({ format: 'email' })
-  email!: string;
-
-  @ApiProperty({ description: 'The username.' })
-  name!: string;
-
-  @ApiProperty()
-  email_verified!: boolean;
-
-  @ApiProperty({ nullable: true, type: String, enum: [null] })
-  picture!: null;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
-
-  @ApiProperty({ format: 'date-time' })
-  updated_at!: string;
 }
 
 /** `X-Token-Delivery: body`: the tokens in the body, no envelope, no cookies. */
@@ -117,8 +63,8 @@ export class TokenResponseModel {
   @ApiProperty({ description: 'Seconds until the access token expires.', example: 900 })
   expires_in!: number;
 
-  @ApiProperty({ type: TokenUserModel })
-  user!: TokenUserModel;
+  @ApiProperty({ type: TokenUser })
+  user!: TokenUser;
 }
 
 export class HealthDataModel {

@@ -6,7 +6,7 @@ import { RequestUser } from '../common/http/request-user.decorator';
 import { ProfileDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
-import { ProfileView, profileView } from '../users/user.view';
+import { profileView } from '../users/user.view';
 
 /**
  * The signed-in user's own account: the first endpoint built on the user-management seam
@@ -20,7 +20,7 @@ export class ProfileController {
   @ApiOperation({ summary: "The signed-in user's profile" })
   @ApiEnvelope(200, 'Current user', { data: ProfileDataModel })
   @ApiErrors(...STORED)
-  me(@RequestUser() user: User): Envelope<{ user: ProfileView }> {
+  me(@RequestUser() user: User): Envelope<ProfileDataModel> {
     return ok('Current user', { user: profileView(user) });
   }
 }

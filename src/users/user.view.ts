@@ -1,13 +1,66 @@
-import { User } from './user.entity';
+import { ApiProperty } from '@nestjs/swagger';
+import { ROLES, User } from './user.entity';
+
+/*
+ * How users appear in answers. Each class is both the type the mapping functions return and the
+ * schema in the OpenAPI document, so the two cannot say different things.
+ */
 
 /** A user as clients see it: never a hash, a token version or a normalized key. */
-export interface PublicUser {
-  id: string;
-  email: string;
-  username: string;
-  role: string;
-  email_verified: boolean;
-  created_at: string;
+export class PublicUser {
+  @ApiProperty({ example: 'user_184467440737095516' })
+  id!: string;
+
+  @ApiProperty({ format: 'email', example: 'ann@example.com' })
+  email!: string;
+
+  @ApiProperty({ example: 'ann' })
+  username!: string;
+
+  @ApiProperty({ enum: ROLES })
+  role!: string;
+
+  @ApiProperty()
+  email_verified!: boolean;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+}
+
+/** The public view and when the email was verified (the verify-email answer). */
+export class VerifiedUser extends PublicUser {
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  verified_at!: string | null;
+}
+
+/** The signed-in user's own profile (`GET /users/me`). */
+export class ProfileView extends VerifiedUser {
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+}
+
+/** The contract's body-token login shape names the username `name` and has a `picture`. */
+export class TokenUser {
+  @ApiProperty({ example: 'user_184467440737095516' })
+  id!: string;
+
+  @ApiProperty({ format: 'email' })
+  email!: string;
+
+  @ApiProperty({ description: 'The username.' })
+  name!: string;
+
+  @ApiProperty()
+  email_verified!: boolean;
+
+  @ApiProperty({ nullable: true, type: String, enum: [null] })
+  picture!: null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
 }
 
 export function publicUser(user: User): PublicUser {
@@ -21,22 +74,15 @@ export function publicUser(user: User): PublicUser {
   };
 }
 
-/** The signed-in user's own profile (`GET /users/me`): the public view and its dates. */
-export interface ProfileView extends PublicUser {
-  verified_at: string | null;
-  updated_at: string;
+export function verifiedUser(user: User): VerifiedUser {
+  return { ...publicUser(user), verified_at: user.verifiedAt?.toISOString() ?? null };
 }
 
 export function profileView(user: User): ProfileView {
-  return {
-    ...publicUser(user),
-    verified_at: user.verifiedAt?.toISOString() ?? null,
-    updated_at: user.updatedAt.toISOString(),
-  };
+  return { ...verifiedUser(user), updated_at: user.updatedAt.toISOString() };
 }
 
-/** The contract's body-token login shape names the username `name` and has a `picture`. */
-export function tokenResponseUser(user: User) {
+export function tokenResponseUser(user: User): TokenUser {
   return {
     id: user.id,
     email: user.email,
