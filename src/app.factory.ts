@@ -9,14 +9,15 @@ import { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { answerClientError, answerFrameworkError } from './common/errors/framework-errors';
 import { requestIdOf } from './logging/request-id';
-import { registerRequestLog } from './logging/request-log';
+import { requestLog } from './logging/request-log';
 import { MAX_BODY_BYTES, registerJsonBody } from './common/http/json-body.parser';
+import { observeAnswers } from './common/http/answered.hook';
 import { corsOptions, registerAnswerHeaders } from './common/http/security-headers';
 import { TrustFunction, trustFunction } from './common/http/trust-proxy';
 import { ConfigOptions } from './config/config.module';
 import { AppConfig } from './config/config.sections';
 import { Metrics } from './metrics/metrics.service';
-import { registerRequestTiming } from './metrics/request-timing';
+import { requestTiming } from './metrics/request-timing';
 import { serveApiDocs } from './openapi/openapi.document';
 
 export const API_PREFIX = 'api/v1';
@@ -77,8 +78,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   const fastify = app.getHttpAdapter().getInstance();
   closeIdleWhileStopping(fastify);
   const metrics = app.get(Metrics);
-  if (metrics.enabled) registerRequestTiming(fastify, metrics);
-  if (json) registerRequestLog(fastify, await app.resolve(PinoLogger));
+  observeAnswers(fastify, [
+    ...(metrics.enabled ? [requestTiming(metrics)] : []),
+    ...(json ? [requestLog(await app.resolve(PinoLogger))] : []),
+  ]);
   registerAnswerHeaders(fastify);
   registerJsonBody(fastify);
   await app.register(fastifyCookie);
@@ -94,10 +97,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
  * The app initialised and Fastify ready, for in-memory use without a port: supertest (or
  * `inject`) on `getHttpServer()`. `listen` needs neither step; it does both.
  */
-export async function createReadyApp(options: CreateAppOptions = {}): Promise<INestApplication> {
-  const app = await createApp(options);
+export async function createReadyApp(
+  options: CreateAppOptions = {},
+  /** Runs before the routes are registered: an embedding app's own Fastify hooks (onRoute). */
+  beforeInit?: (app: NestFastifyApplication) => void,
+): Promise<INestApplication> {
+  const app = (await createApp(options)) as NestFastifyApplication;
+  beforeInit?.(app);
   await app.init();
-  await (app as NestFastifyApplication).getHttpAdapter().getInstance().ready();
+  await app.getHttpAdapter().getInstance().ready();
   return app;
 }
 

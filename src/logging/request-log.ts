@@ -1,16 +1,16 @@
-import { FastifyInstance } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import { Logger } from 'pino';
+import { AnswerObserver } from '../common/http/answered.hook';
 
 /**
- * One JSON line per request, written from Fastify's own hook with the pino logger Nest's lines go
- * to. nestjs-pino's middleware (pino-http, a child logger per request, AsyncLocalStorage) cost a
+ * One JSON line per request, written once it is answered (observeAnswers) with the pino logger
+ * Nest's lines go to. nestjs-pino's middleware (pino-http, a child logger per request, AsyncLocalStorage) cost a
  * third of the token check's throughput (docs/performance.md); lines a service writes during a
  * request name it explicitly instead (`ClientInfo.requestId`).
  */
-export function registerRequestLog(fastify: FastifyInstance, pinoLogger: PinoLogger): void {
+export function requestLog(pinoLogger: PinoLogger): AnswerObserver {
   const root = pinoLogger.logger as Logger;
-  fastify.addHook('onResponse', (request, reply, done) => {
+  return (request, reply) => {
     // Flat fields, and only these: no headers (cookies, bearer tokens), no query string (emailed
     // links carry their token there), no body.
     const line = {
@@ -22,8 +22,7 @@ export function registerRequestLog(fastify: FastifyInstance, pinoLogger: PinoLog
     };
     if (reply.statusCode >= 500) root.error(line, 'request failed');
     else root.info(line, 'request completed');
-    done();
-  });
+  };
 }
 
 function pathOf(url: string): string {

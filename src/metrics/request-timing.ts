@@ -1,12 +1,12 @@
-import { FastifyInstance } from 'fastify';
+import { AnswerObserver } from '../common/http/answered.hook';
 import { Metrics } from './metrics.service';
 
 /**
  * Every answer's time, labelled by the route's pattern (never the raw URL, whose ids and typos
  * would make a series each). Requests no route matched share one label.
  */
-export function registerRequestTiming(fastify: FastifyInstance, metrics: Metrics): void {
-  fastify.addHook('onResponse', (request, reply, done) => {
+export function requestTiming(metrics: Metrics): AnswerObserver {
+  return (request, reply) => {
     metrics.requestDuration.observe(
       {
         method: request.method,
@@ -15,6 +15,5 @@ export function registerRequestTiming(fastify: FastifyInstance, metrics: Metrics
       },
       reply.elapsedTime / 1000,
     );
-    done();
-  });
+  };
 }
