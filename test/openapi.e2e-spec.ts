@@ -60,8 +60,7 @@ describe('OpenAPI', () => {
       for (const operation of Object.values(operations)) {
         for (const [status, response] of Object.entries(operation.responses)) {
           if (Number(status) < 400) continue;
-          const codes =
-            response.content?.['application/json']?.schema.allOf?.[1].properties?.error?.enum;
+          const codes = errorCodesOf(response);
           expect(codes?.length).toBeGreaterThan(0);
           for (const code of codes ?? []) {
             const expected = [
@@ -96,8 +95,7 @@ describe('OpenAPI', () => {
           probes += 1;
           const documented = operation.responses[String(response.status)];
           const body = response.body as { error?: string };
-          const codes =
-            documented?.content?.['application/json']?.schema.allOf?.[1].properties?.error?.enum;
+          const codes = documented && errorCodesOf(documented);
           const fits =
             documented !== undefined &&
             (response.status < 400 || (body.error !== undefined && codes?.includes(body.error)));
@@ -157,6 +155,11 @@ describe('OpenAPI turned off', () => {
     }
   });
 });
+
+/** The `error` codes a documented error response lists (ApiErrors' schema). */
+function errorCodesOf(response: Operation['responses'][string]): string[] | undefined {
+  return response.content?.['application/json']?.schema.allOf?.[1].properties?.error?.enum;
+}
 
 function isDocs(url: string): boolean {
   return url.startsWith('/api/docs');

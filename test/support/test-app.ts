@@ -6,7 +6,7 @@ import request from 'supertest';
 import { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApp } from '../../src/app.factory';
+import { createReadyApp } from '../../src/app.factory';
 import { ReceivedMail, readOutbox } from './mailbox';
 import { TestDatabase, createTestDatabase } from './test-database';
 
@@ -37,7 +37,7 @@ export async function startTestApp(
     logger?: LoggerService;
     /** The service's JSON log lines, written here (LOG_LEVEL applies). */
     logDestination?: DestinationStream;
-    /** Runs before the app is initialised, when its routes are not registered yet. */
+    /** Runs before the routes are registered (see createReadyApp). */
     beforeInit?: (app: NestFastifyApplication) => void;
   } = {},
 ): Promise<TestApp> {
@@ -50,38 +50,32 @@ export async function startTestApp(
     rmSync(dataDir, { recursive: true, force: true });
   };
   // An app that fails to start (a suite testing bad configuration) leaves no database behind.
-  const app = await createApp({
-    isolated: true,
-    logger: options.logDestination
-      ? undefined
-      : (options.logger ?? (process.env.TEST_LOGS ? undefined : false)),
-    logDestination: options.logDestination,
-    env: {
-      NODE_ENV: 'test',
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
-      MAIL_OUTBOX_DIR: outboxDir,
-      JWT_ACCESS_SECRET: ACCESS_SECRET,
-      JWT_REFRESH_SECRET: REFRESH_SECRET,
-      CORS_ORIGINS: APP_ORIGIN,
-      BCRYPT_COST: '4',
-      THROTTLE_LIMIT: '100000',
-      THROTTLE_AUTH_LIMIT: '100000',
-      ...env,
+  const app = await createReadyApp(
+    {
+      isolated: true,
+      logger: options.logDestination
+        ? undefined
+        : (options.logger ?? (process.env.TEST_LOGS ? undefined : false)),
+      logDestination: options.logDestination,
+      env: {
+        NODE_ENV: 'test',
+        DATABASE_URL: database.url,
+        DATA_DIR: dataDir,
+        MAIL_OUTBOX_DIR: outboxDir,
+        JWT_ACCESS_SECRET: ACCESS_SECRET,
+        JWT_REFRESH_SECRET: REFRESH_SECRET,
+        CORS_ORIGINS: APP_ORIGIN,
+        BCRYPT_COST: '4',
+        THROTTLE_LIMIT: '100000',
+        THROTTLE_AUTH_LIMIT: '100000',
+        ...env,
+      },
     },
-  })
-    .then(async (created) => {
-      // As createReadyApp does, with the test's look at the app in between.
-      const fastifyApp = created as NestFastifyApplication;
-      options.beforeInit?.(fastifyApp);
-      await created.init();
-      await fastifyApp.getHttpAdapter().getInstance().ready();
-      return created;
-    })
-    .catch(async (error: unknown) => {
-      await discard();
-      throw error;
-    });
+    options.beforeInit,
+  ).catch(async (error: unknown) => {
+    await discard();
+    throw error;
+  });
   return {
     app,
     http: () => request(app.getHttpServer()),
