@@ -1,6 +1,7 @@
 import { KeyObject, sign, verify } from 'node:crypto';
-import { JsonWebTokenError, NotBeforeError, TokenExpiredError } from 'jsonwebtoken';
+import { JsonWebTokenError } from 'jsonwebtoken';
 import { AsymmetricAlgorithm, SigningKey, VerificationKey } from '../config/signing-keys';
+import { encodeSegment, parseCompact, verifiedClaims } from './compact-jws';
 import { epochSeconds } from './jwt-signer';
 
 /** RFC 7517 public key as published: the key's own members plus its name and purpose. */
@@ -24,7 +25,6 @@ const SCHEMES: Record<AsymmetricAlgorithm, { digest: string | null; dsaEncoding?
     ES256: { digest: 'sha256', dsaEncoding: 'ieee-p1363' },
   };
 const SIGNATURE_BYTES = 64;
-const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Signs access tokens with the current key (`kid` in the header) and verifies them against the
@@ -34,7 +34,7 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
  */
 export class AsymmetricJwt {
   private readonly scheme: (typeof SCHEMES)[AsymmetricAlgorithm];
-  private readonly encodedHeader: string;
+  private readonly header: { encoded: string; fields: Record<string, unknown> };
   private readonly keys: ReadonlyMap<string, KeyObject>;
   readonly jwks: { keys: PublishedJwk[] };
 
@@ -44,7 +44,8 @@ export class AsymmetricJwt {
     previous: readonly VerificationKey[],
   ) {
     this.scheme = SCHEMES[algorithm];
-    this.encodedHeader = encode({ alg: algorithm, typ: 'JWT', kid: current.kid });
+    const fields = Object.freeze({ alg: algorithm, typ: 'JWT', kid: current.kid });
+    this.header = { encoded: encodeSegment(fields), fields };
     const all = [current, ...previous];
     this.keys = new Map(all.map((key) => [key.kid, key.publicKey]));
     this.jwks = {
@@ -53,7 +54,7 @@ export class AsymmetricJwt {
   }
 
   sign(claims: object): string {
-    const input = `${this.encodedHeader}.${encode(claims)}`;
+    const input = `${this.header.encoded}.${encodeSegment(claims)}`;
     const signature = sign(this.scheme.digest, Buffer.from(input), {
       key: this.current.privateKey,
       dsaEncoding: this.scheme.dsaEncoding,
@@ -67,51 +68,21 @@ export class AsymmetricJwt {
    * choose the key or the algorithm: `jwk`, `jku` and the like are never read.
    */
   verify(token: string, now: number = epochSeconds()): Record<string, unknown> {
-    const parts = token.split('.');
-    if (parts.length !== 3 || !parts.every((part) => SEGMENT.test(part))) {
-      throw new JsonWebTokenError('jwt malformed');
-    }
-    const [header, payload, signature] = parts;
-    const fields = decode(header);
-    if (fields?.alg !== this.algorithm) throw new JsonWebTokenError('invalid algorithm');
-    // We never issue critical extensions, so none can be understood (RFC 7515 §4.1.11).
-    if (fields.crit !== undefined) throw new JsonWebTokenError('unsupported crit header');
-    const key = typeof fields.kid === 'string' ? this.keys.get(fields.kid) : undefined;
+    const jws = parseCompact(token, this.algorithm, this.header);
+    const kid = jws.header.kid;
+    const key = typeof kid === 'string' ? this.keys.get(kid) : undefined;
     if (!key) throw new JsonWebTokenError('unknown kid');
-    const bytes = Buffer.from(signature, 'base64url');
     if (
-      bytes.length !== SIGNATURE_BYTES ||
+      jws.signature.length !== SIGNATURE_BYTES ||
       !verify(
         this.scheme.digest,
-        Buffer.from(`${header}.${payload}`),
+        Buffer.from(jws.signingInput),
         { key, dsaEncoding: this.scheme.dsaEncoding },
-        bytes,
+        jws.signature,
       )
     ) {
       throw new JsonWebTokenError('invalid signature');
     }
-    const claims = decode(payload);
-    if (!claims || typeof claims.exp !== 'number') throw new JsonWebTokenError('invalid payload');
-    if (now >= claims.exp) throw new TokenExpiredError('jwt expired', new Date(claims.exp * 1000));
-    if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > now)) {
-      throw new NotBeforeError('jwt not active', new Date(Number(claims.nbf) * 1000));
-    }
-    return claims;
-  }
-}
-
-function encode(value: object): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
-/** A JSON object, or undefined for anything else (arrays, numbers, broken JSON). */
-function decode(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
+    return verifiedClaims(jws, now);
   }
 }

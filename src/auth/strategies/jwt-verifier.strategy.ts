@@ -11,10 +11,11 @@ export interface JwtVerifierOptions {
 type Verified = (error: unknown, principal?: unknown, info?: unknown) => void;
 
 /**
- * passport-jwt verifies through jsonwebtoken, which has no EdDSA; this strategy hands the token to
- * the service's own verifier (algorithm pinned, keys prepared at boot) and then the claims to
- * `validate`, reporting success and failure to passport exactly as passport-jwt does, so the
- * guards read the same failures (a `TokenExpiredError` says "expired").
+ * A passport strategy around the service's own token verifiers (algorithm pinned, keys prepared at
+ * boot: JwtSigner, AsymmetricJwt) instead of passport-jwt, whose jsonwebtoken has no EdDSA and
+ * decodes every token twice. It hands the claims to `validate` and reports success and failure to
+ * passport exactly as passport-jwt does, so the guards read the same failures (a
+ * `TokenExpiredError` says "expired").
  */
 export class JwtVerifierStrategy extends passport.Strategy {
   constructor(
