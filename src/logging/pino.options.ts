@@ -1,6 +1,7 @@
-import pino, { DestinationStream } from 'pino';
+import { DestinationStream } from 'pino';
 import { Options } from 'pino-http';
 import { LogConfig } from '../config/config.sections';
+import { stdoutLines } from './chunked-lines';
 
 /**
  * The options nestjs-pino builds its one pino logger from. Lines are buffered and written off the
@@ -13,8 +14,6 @@ export function pinoOptions(log: LogConfig, destination?: DestinationStream): Op
     level: log.level,
     // Written in 4 KB chunks, and at least every second: a quiet instance's last lines (a 500,
     // a refused mail) never wait for traffic, and a kill loses at most one second of them.
-    stream:
-      destination ??
-      pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 }),
+    stream: destination ?? stdoutLines(),
   };
 }
