@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +8,11 @@ describe('ChunkedLines', () => {
   let dir: string;
   let file: string;
   let fd: number;
+  let lines: ChunkedLines;
   const written = () => readFileSync(file, 'utf8');
   const line = (n: number) => `${JSON.stringify({ n, pad: 'x'.repeat(80) })}\n`;
   const settle = async (until: () => boolean, ms = 3000) => {
-    for (const start = Date.now(); !until() && Date.now() - start < ms;) {
+    for (const start = Date.now(); !until() && Date.now() - start < ms; ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
@@ -19,15 +21,16 @@ describe('ChunkedLines', () => {
     dir = mkdtempSync(join(tmpdir(), 'lines-'));
     file = join(dir, 'out.log');
     fd = openSync(file, 'w');
+    lines = new ChunkedLines(fd);
   });
 
   afterEach(() => {
+    lines.close();
     closeSync(fd);
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('holds lines until 4 KB have gathered, then writes them in order', async () => {
-    const lines = new ChunkedLines(fd);
     const few = [1, 2, 3].map(line);
     few.forEach((text) => lines.write(text));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -40,17 +43,39 @@ describe('ChunkedLines', () => {
   });
 
   it('writes a quiet stream within about a second, without more lines coming', async () => {
-    const lines = new ChunkedLines(fd);
     lines.write(line(1));
     await settle(() => written() !== '', 2500);
     expect(written()).toBe(line(1));
   });
 
-  it('writes what is pending at once and synchronously when the process exits', () => {
-    const lines = new ChunkedLines(fd);
+  it("writes what is pending on pino's flush, and calls back", async () => {
+    lines.write(line(1));
+    await new Promise<void>((resolve, reject) =>
+      lines.flush((error) => (error ? reject(error) : resolve())),
+    );
+    await settle(() => written() !== '');
+    expect(written()).toBe(line(1));
+  });
+
+  it('writes what is pending synchronously, as the exit hook does', () => {
     lines.write(line(1));
     lines.write(line(2));
     lines.flushSync();
     expect(written()).toBe(line(1) + line(2));
+  });
+
+  it('writes pending lines to stdout when the process exits', () => {
+    const script = [
+      "const { stdoutLines } = require('./src/logging/chunked-lines');",
+      "stdoutLines().write('first\\n');",
+      "stdoutLines().write('last\\n');",
+      'process.exit(0);',
+    ].join('\n');
+    const output = execFileSync(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-e', script],
+      { cwd: join(__dirname, '..', '..'), encoding: 'utf8' },
+    );
+    expect(output).toBe('first\nlast\n');
   });
 });

@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { DestinationStream } from 'pino';
 import SonicBoom from 'sonic-boom';
 
@@ -5,29 +6,32 @@ import SonicBoom from 'sonic-boom';
 const CHUNK = 4096;
 const FLUSH_EVERY_MS = 1000;
 
+/** Open writers; one exit hook for all of them, however many apps a process creates. */
+const open = new Set<ChunkedLines>();
+process.on('exit', () => {
+  for (const lines of open) lines.flushSync();
+});
+
 /**
  * Log lines to a file descriptor, written asynchronously in chunks of about 4 KB and at least once
  * a second. sonic-boom (pino's writer) does the writing, but is handed whole chunks: given one line
  * at a time, it measures the byte length of its whole pending buffer on every line, which flattened
- * that growing string each time — about 7 KB of garbage per request, a sixth of what a token check
- * allocated (docs/performance.md). On exit whatever is pending is written synchronously.
+ * that growing string each time — about 7 KB of garbage per request, a seventh of what a token
+ * check allocated (docs/performance.md). Lines pending at exit are handed over synchronously.
  */
 export class ChunkedLines implements DestinationStream {
   private pending: string[] = [];
   private size = 0;
   private readonly writer: SonicBoom;
-  /** The output went away (a closed pipe): lines are dropped rather than the process crashing. */
+  private readonly timer: NodeJS.Timeout;
+  /** The output failed (a closed pipe, a full disk): lines are dropped, the process goes on. */
   private broken = false;
 
   constructor(fd: number) {
     this.writer = new SonicBoom({ fd, sync: false });
-    this.writer.on('error', () => {
-      this.broken = true;
-      this.pending = [];
-      this.size = 0;
-    });
-    setInterval(() => this.flush(), FLUSH_EVERY_MS).unref();
-    process.once('exit', () => this.flushSync());
+    this.writer.on('error', (error: NodeJS.ErrnoException) => this.fail(error));
+    this.timer = setInterval(() => this.flush(), FLUSH_EVERY_MS).unref();
+    open.add(this);
   }
 
   write(line: string): void {
@@ -37,12 +41,16 @@ export class ChunkedLines implements DestinationStream {
     if (this.size >= CHUNK) this.flush();
   }
 
-  flush(): void {
-    if (this.size === 0) return;
-    const chunk = this.pending.join('');
-    this.pending = [];
-    this.size = 0;
-    this.writer.write(chunk);
+  /** Hands what is pending to the writer, which starts writing it; then `done` (`logger.flush`). */
+  flush(done?: (error?: Error) => void): void {
+    if (this.broken) return done?.();
+    if (this.size > 0) {
+      const chunk = this.pending.join('');
+      this.pending = [];
+      this.size = 0;
+      this.writer.write(chunk);
+    }
+    if (done) this.writer.flush(done);
   }
 
   flushSync(): void {
@@ -51,7 +59,29 @@ export class ChunkedLines implements DestinationStream {
     try {
       this.writer.flushSync();
     } catch {
-      // Exiting anyway; there is nowhere left to say it.
+      // Exiting anyway (or closing a descriptor that is gone): nowhere left to say it.
+    }
+  }
+
+  /** Writes what is pending and lets the descriptor go (the caller still owns and closes it). */
+  close(): void {
+    this.flushSync();
+    clearInterval(this.timer);
+    open.delete(this);
+  }
+
+  private fail(error: NodeJS.ErrnoException): void {
+    if (this.broken) return;
+    this.broken = true;
+    this.pending = [];
+    this.size = 0;
+    // A reader that went away (EPIPE) wants no more lines; anything else is worth one word.
+    if (error.code !== 'EPIPE') {
+      try {
+        writeSync(2, `Log output failed (${error.code ?? error.message}); lines are dropped\n`);
+      } catch {
+        // No stderr either.
+      }
     }
   }
 }

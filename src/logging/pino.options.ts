@@ -5,9 +5,9 @@ import { stdoutLines } from './chunked-lines';
 
 /**
  * The options nestjs-pino builds its one pino logger from. Lines are buffered and written off the
- * request path; pino flushes them when the process exits. No `redact`: its wildcard paths cost a
- * pass over every line, and no line is given an object that could hold a secret (the request
- * line has its own fixed fields, the others are text).
+ * request path (ChunkedLines); what is pending is written when the process exits. No `redact`:
+ * its wildcard paths cost a pass over every line, and no line is given an object that could hold
+ * a secret (the request line has its own fixed fields, the others are text).
  */
 export function pinoOptions(log: LogConfig, destination?: DestinationStream): Options {
   return {
