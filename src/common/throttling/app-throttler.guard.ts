@@ -1,4 +1,4 @@
-import { ExecutionContext, Injectable, Type } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -9,6 +9,7 @@ import {
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import { AppException } from '../errors/app.exception';
+import { RouteMetadataCache } from './route-metadata.cache';
 
 const IPV4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/;
 
@@ -41,34 +42,5 @@ export class AppThrottlerGuard extends ThrottlerGuard {
     throw new AppException('RATE_LIMITED', {
       retryAfter: Math.max(1, Math.ceil(detail.timeToBlockExpire)),
     });
-  }
-}
-
-type Target = Type | ((...args: never[]) => unknown);
-
-/**
- * The throttler reads a dozen metadata entries (skip, limit, ttl… per named limit) on every
- * request; a route's decorators never change once the app runs, so each answer is kept, per
- * handler, class and key. Every other method is Nest's own.
- */
-class RouteMetadataCache extends Reflector {
-  private readonly answers = new WeakMap<Target, Map<Target, Map<unknown, unknown>>>();
-
-  constructor(private readonly reflector: Reflector) {
-    super();
-  }
-
-  override getAllAndOverride<TResult = unknown, TKey = unknown>(
-    key: TKey,
-    targets: Target[],
-  ): TResult {
-    if (targets.length !== 2) return this.reflector.getAllAndOverride(key, targets);
-    const [handler, owner] = targets;
-    let byOwner = this.answers.get(handler);
-    if (!byOwner) this.answers.set(handler, (byOwner = new Map<Target, Map<unknown, unknown>>()));
-    let byKey = byOwner.get(owner);
-    if (!byKey) byOwner.set(owner, (byKey = new Map<unknown, unknown>()));
-    if (!byKey.has(key)) byKey.set(key, this.reflector.getAllAndOverride(key, targets));
-    return byKey.get(key) as TResult;
   }
 }
