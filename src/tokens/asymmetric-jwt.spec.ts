@@ -118,6 +118,17 @@ describe.each(['EdDSA', 'ES256'] as const)('AsymmetricJwt with %s', (algorithm) 
     expect(() => codec.verify(critical)).toThrow('unsupported crit header');
   });
 
+  it('refuses a second spelling of a valid signature', () => {
+    const token = codec.sign(claims);
+    // 64 bytes take 86 characters; the last one carries 4 spare bits that decoding ignores.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelled = `${token.slice(0, -1)}${alphabet[alphabet.indexOf(token.at(-1)!) ^ 1]}`;
+    expect(Buffer.from(respelled.split('.')[2], 'base64url')).toEqual(
+      Buffer.from(token.split('.')[2], 'base64url'),
+    );
+    expect(() => codec.verify(respelled)).toThrow('invalid signature');
+  });
+
   it.each([
     ['an empty string', ''],
     ['two segments', 'a.b'],

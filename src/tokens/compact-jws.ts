@@ -13,8 +13,8 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
 /**
  * Three base64url segments, a header naming exactly `algorithm` (never `none`, never one the token
  * picks) and no critical extension (we issue none, so none can be understood: RFC 7515 §4.1.11).
- * The signature must be in its one canonical spelling, so a token cannot be re-spelled into
- * another string that still verifies. Refusals throw jsonwebtoken's errors, which the guards read.
+ * The signature must be in its one canonical base64url spelling: the spare bits of its last
+ * character cannot give the same signature a second token string. Refusals throw jsonwebtoken's errors, which the guards read.
  */
 export function parseCompact(
   token: string,
@@ -43,8 +43,11 @@ export function verifiedClaims(jws: CompactJws, now: number): Record<string, unk
   const claims = decodeSegment(jws.payload);
   if (!claims || typeof claims.exp !== 'number') throw new JsonWebTokenError('invalid payload');
   if (now >= claims.exp) throw new TokenExpiredError('jwt expired', new Date(claims.exp * 1000));
-  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > now)) {
-    throw new NotBeforeError('jwt not active', new Date(Number(claims.nbf) * 1000));
+  if (claims.nbf !== undefined && typeof claims.nbf !== 'number') {
+    throw new JsonWebTokenError('invalid nbf value');
+  }
+  if (typeof claims.nbf === 'number' && claims.nbf > now) {
+    throw new NotBeforeError('jwt not active', new Date(claims.nbf * 1000));
   }
   return claims;
 }

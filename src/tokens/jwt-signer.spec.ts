@@ -92,6 +92,9 @@ describe('JwtSigner (HS256)', () => {
     expect(() => signer.verify(forge(header, { ...claims, nbf: now + 60 }), now)).toThrow(
       jwt.NotBeforeError,
     );
+    expect(() => signer.verify(forge(header, { ...claims, nbf: 'soon' }))).toThrow(
+      'invalid nbf value',
+    );
     const noExpiry: Partial<typeof claims> = { ...claims };
     delete noExpiry.exp;
     expect(() => signer.verify(forge(header, noExpiry))).toThrow('invalid payload');
