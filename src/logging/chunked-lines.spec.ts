@@ -12,7 +12,7 @@ describe('ChunkedLines', () => {
   const written = () => readFileSync(file, 'utf8');
   const line = (n: number) => `${JSON.stringify({ n, pad: 'x'.repeat(80) })}\n`;
   const settle = async (until: () => boolean, ms = 3000) => {
-    for (const start = Date.now(); !until() && Date.now() - start < ms; ) {
+    for (const start = Date.now(); !until() && Date.now() - start < ms;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
