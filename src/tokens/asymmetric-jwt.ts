@@ -1,7 +1,7 @@
 import { KeyObject, sign, verify } from 'node:crypto';
 import { JsonWebTokenError } from 'jsonwebtoken';
 import { AsymmetricAlgorithm, SigningKey, VerificationKey } from '../config/signing-keys';
-import { encodeSegment, parseCompact, verifiedClaims } from './compact-jws';
+import { OwnHeader, encodeSegment, ownHeader, parseCompact, verifiedClaims } from './compact-jws';
 import { epochSeconds } from './jwt-signer';
 
 /** RFC 7517 public key as published: the key's own members plus its name and purpose. */
@@ -34,7 +34,7 @@ const SIGNATURE_BYTES = 64;
  */
 export class AsymmetricJwt {
   private readonly scheme: (typeof SCHEMES)[AsymmetricAlgorithm];
-  private readonly header: { encoded: string; fields: Record<string, unknown> };
+  private readonly header: OwnHeader;
   private readonly keys: ReadonlyMap<string, KeyObject>;
   readonly jwks: { keys: PublishedJwk[] };
 
@@ -44,8 +44,7 @@ export class AsymmetricJwt {
     previous: readonly VerificationKey[],
   ) {
     this.scheme = SCHEMES[algorithm];
-    const fields = Object.freeze({ alg: algorithm, typ: 'JWT', kid: current.kid });
-    this.header = { encoded: encodeSegment(fields), fields };
+    this.header = ownHeader({ alg: algorithm, typ: 'JWT', kid: current.kid });
     const all = [current, ...previous];
     this.keys = new Map(all.map((key) => [key.kid, key.publicKey]));
     this.jwks = {
@@ -68,7 +67,7 @@ export class AsymmetricJwt {
    * choose the key or the algorithm: `jwk`, `jku` and the like are never read.
    */
   verify(token: string, now: number = epochSeconds()): Record<string, unknown> {
-    const jws = parseCompact(token, this.algorithm, this.header);
+    const jws = parseCompact(token, this.header);
     const kid = jws.header.kid;
     const key = typeof kid === 'string' ? this.keys.get(kid) : undefined;
     if (!key) throw new JsonWebTokenError('unknown kid');

@@ -2,34 +2,41 @@ import { JsonWebTokenError, NotBeforeError, TokenExpiredError } from 'jsonwebtok
 
 /** A compact JWS taken apart; nothing in it is trusted until its signature has been checked. */
 export interface CompactJws {
+  header: Record<string, unknown>;
   /** `header.payload`: what the signature covers. */
   signingInput: string;
   payload: string;
   signature: Buffer;
 }
 
+/** The header a signer writes on every token, with its encoding, so a check need not decode it. */
+export interface OwnHeader {
+  encoded: string;
+  fields: Readonly<Record<string, unknown>>;
+}
+
+export function ownHeader(fields: Record<string, unknown>): OwnHeader {
+  return { encoded: encodeSegment(fields), fields: Object.freeze({ ...fields }) };
+}
+
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 /**
- * Three base64url segments, a header naming exactly `algorithm` (never `none`, never one the token
- * picks) and no critical extension (we issue none, so none can be understood: RFC 7515 §4.1.11).
+ * Three base64url segments, a header naming exactly the algorithm of the signer's own header
+ * (never `none`, never one the token picks) and no critical extension (we issue none, so none can be understood: RFC 7515 §4.1.11).
  * The signature must be in its one canonical base64url spelling: the spare bits of its last
- * character cannot give the same signature a second token string. Refusals throw jsonwebtoken's errors, which the guards read.
+ * character cannot give the same signature a second token string. Refusals throw jsonwebtoken's
+ * errors, which the guards read.
  */
-export function parseCompact(
-  token: string,
-  algorithm: string,
-  usualHeader?: { encoded: string; fields: Record<string, unknown> },
-): CompactJws & { header: Record<string, unknown> } {
+export function parseCompact(token: string, own: OwnHeader): CompactJws {
   const parts = token.split('.');
   if (parts.length !== 3 || !parts.every((part) => SEGMENT.test(part))) {
     throw new JsonWebTokenError('jwt malformed');
   }
   const [encodedHeader, payload, encodedSignature] = parts;
   // The header the service itself writes needs no decoding on every request.
-  const header =
-    encodedHeader === usualHeader?.encoded ? usualHeader.fields : decodeSegment(encodedHeader);
-  if (header?.alg !== algorithm) throw new JsonWebTokenError('invalid algorithm');
+  const header = encodedHeader === own.encoded ? own.fields : decodeSegment(encodedHeader);
+  if (!header || header.alg !== own.fields.alg) throw new JsonWebTokenError('invalid algorithm');
   if (header.crit !== undefined) throw new JsonWebTokenError('unsupported crit header');
   const signature = Buffer.from(encodedSignature, 'base64url');
   if (signature.toString('base64url') !== encodedSignature) {

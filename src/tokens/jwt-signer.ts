@@ -1,12 +1,12 @@
 import { KeyObject, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { JsonWebTokenError } from 'jsonwebtoken';
-import { encodeSegment, parseCompact, verifiedClaims } from './compact-jws';
+import { encodeSegment, ownHeader, parseCompact, verifiedClaims } from './compact-jws';
 
 /**
  * The only algorithm accepted for refresh tokens, and for access tokens unless JWT_ALGORITHM names
  * a key pair: never `none`, never one the token's own header asks for.
  */
-export const HMAC_ALGORITHM = 'HS256';
+const HMAC_ALGORITHM = 'HS256';
 
 export type TokenKind = 'access' | 'refresh';
 
@@ -17,8 +17,7 @@ export interface BaseClaims {
   exp: number;
 }
 
-const HEADER_FIELDS = Object.freeze({ alg: HMAC_ALGORITHM, typ: 'JWT' });
-const HEADER = { encoded: encodeSegment(HEADER_FIELDS), fields: HEADER_FIELDS };
+const HEADER = ownHeader({ alg: HMAC_ALGORITHM, typ: 'JWT' });
 
 /**
  * Signs and verifies one kind of token with its own secret, with node:crypto on a key imported
@@ -44,7 +43,7 @@ export class JwtSigner {
 
   /** The verified claims; a refused token throws jsonwebtoken's error (expired, bad signature…). */
   verify(token: string, now: number = epochSeconds()): Record<string, unknown> {
-    const jws = parseCompact(token, HMAC_ALGORITHM, HEADER);
+    const jws = parseCompact(token, HEADER);
     const expected = this.mac(jws.signingInput);
     if (jws.signature.length !== expected.length || !timingSafeEqual(jws.signature, expected)) {
       throw new JsonWebTokenError('invalid signature');
