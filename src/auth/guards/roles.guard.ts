@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { FastifyRequest } from 'fastify';
+import { HttpRequest } from '../../common/http/http-request';
 import { AppException } from '../../common/errors/app.exception';
 import { Role, User } from '../../users/user.entity';
 
@@ -22,7 +22,7 @@ export class RolesGuard implements CanActivate {
       context.getClass(),
     ]);
     if (!roles || roles.length === 0) return true;
-    const user = context.switchToHttp().getRequest<FastifyRequest>().user;
+    const user = context.switchToHttp().getRequest<HttpRequest>().user;
     if (user instanceof User && (roles as string[]).includes(user.role)) return true;
     throw new AppException('FORBIDDEN');
   }

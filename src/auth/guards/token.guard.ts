@@ -1,6 +1,6 @@
 import { ExecutionContext, Injectable, Type } from '@nestjs/common';
 import { AuthGuard, IAuthGuard } from '@nestjs/passport';
-import { FastifyRequest } from 'fastify';
+import { HttpRequest } from '../../common/http/http-request';
 import { AppException } from '../../common/errors/app.exception';
 import { isForeignOrigin, isSafeMethod } from '../../common/http/origin.policy';
 import { AppConfig } from '../../config/config.sections';
@@ -25,7 +25,7 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
     }
 
     override canActivate(context: ExecutionContext) {
-      const req = context.switchToHttp().getRequest<FastifyRequest>();
+      const req = context.switchToHttp().getRequest<HttpRequest>();
       const byCookie = refreshOnly || bearerToken(req) === null;
       if (byCookie && !isSafeMethod(req.method) && isForeignOrigin(req, this.allowedOrigins)) {
         throw new AppException('FORBIDDEN_ORIGIN');

@@ -1,9 +1,9 @@
-import { FastifyRequest } from 'fastify';
+import { HttpRequest } from '../../common/http/http-request';
 import passport from 'passport';
 
 export interface JwtVerifierOptions {
   /** The token candidate of a request, or null when it carries none. */
-  extract: (req: FastifyRequest) => string | null;
+  extract: (req: HttpRequest) => string | null;
   /** The verified claims; a refused token throws (jsonwebtoken's errors, `TokenExpiredError`…). */
   verify: (token: string) => unknown;
 }
@@ -27,7 +27,7 @@ export class JwtVerifierStrategy extends passport.Strategy {
 
   /** Passport's types say Express; on Fastify the guard hands over Fastify's request. */
   override authenticate(req: unknown): void {
-    const token = this.options.extract(req as FastifyRequest);
+    const token = this.options.extract(req as HttpRequest);
     if (!token) return this.fail(new Error('No auth token'));
     let claims: unknown;
     try {

@@ -1,5 +1,5 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
-import { FastifyRequest } from 'fastify';
+import { HttpRequest } from './http-request';
 
 /** Who sent a request, for the records a service makes about it (audit trail, log lines). */
 export interface ClientInfo {
@@ -16,7 +16,7 @@ export interface ClientInfo {
  */
 export const Client = createParamDecorator(
   (_data: unknown, context: ExecutionContext): ClientInfo => {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const request = context.switchToHttp().getRequest<HttpRequest>();
     return { ip: request.ip, userAgent: request.headers['user-agent'], requestId: request.id };
   },
 );

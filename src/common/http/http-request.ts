@@ -1,0 +1,20 @@
+import { IncomingHttpHeaders } from 'node:http';
+
+/**
+ * What the service reads of a request, the same on Express and Fastify: guards, decorators and
+ * services take this, never a platform's own request type (src/platform is the only place that
+ * knows which one serves).
+ */
+export interface HttpRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The client's address, as far as TRUST_PROXY lets a proxy name it. */
+  readonly ip: string;
+  /** The id of the request's log line and its `X-Request-Id` answer header. */
+  readonly id: string;
+  /** Parsed cookies; a value is not trusted to be a string (cookie-parser's `j:` values). */
+  readonly cookies?: Record<string, unknown>;
+  /** Set by the passport guards: the user for access tokens, the claims for refresh. */
+  user?: unknown;
+}
