@@ -5,13 +5,11 @@ import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../src/config/env.reader';
-import { createApp, createReadyApp } from '../src/app.factory';
+import { buildApp } from './support/test-app';
 
 describe('boot', () => {
   it('rejects bad configuration before anything starts', async () => {
-    await expect(
-      createApp({ isolated: true, logger: false, env: { PORT: '99999' } }),
-    ).rejects.toThrow(ConfigError);
+    await expect(buildApp({ PORT: '99999' })).rejects.toThrow(ConfigError);
   });
 
   it('stops the real process with exit 1 and one line naming the variable', () => {
@@ -53,7 +51,7 @@ describe('boot', () => {
       BCRYPT_COST: '4',
     };
     try {
-      const first = await createReadyApp({ isolated: true, logger: false, env });
+      const first = await buildApp(env);
       await request(first.getHttpServer())
         .post('/api/v1/auth/register')
         .send({ email: 'file@example.com', password: 'secret-pass', username: 'file' })
@@ -61,7 +59,7 @@ describe('boot', () => {
       await first.close();
       expect(statSync(join(dir, 'auth.sqlite')).mode & 0o777).toBe(0o600);
 
-      const second = await createReadyApp({ isolated: true, logger: false, env });
+      const second = await buildApp(env);
       await request(second.getHttpServer())
         .post('/api/v1/auth/login')
         .send({ email: 'file@example.com', password: 'secret-pass' })
@@ -75,11 +73,7 @@ describe('boot', () => {
   it('has a logout on disk before answering it (a crash right after cannot undo it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'auth-durable-'));
     const file = join(dir, 'auth.sqlite');
-    const app = await createReadyApp({
-      isolated: true,
-      logger: false,
-      env: { DATABASE_URL: `sqlite:${file}`, DATA_DIR: dir, BCRYPT_COST: '4' },
-    });
+    const app = await buildApp({ DATABASE_URL: `sqlite:${file}`, DATA_DIR: dir, BCRYPT_COST: '4' });
     try {
       const http = () => request(app.getHttpServer());
       await http()

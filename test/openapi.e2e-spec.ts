@@ -1,4 +1,4 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConsoleLogger } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERROR_CATALOGUE, ErrorCode } from '../src/common/errors/error-codes';
@@ -22,11 +22,11 @@ const COMMITTED = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'),
 
 describe('OpenAPI', () => {
   let t: TestApp;
-  /** Every route the service answers, as Fastify registered it. */
+  /** Every route the service answers, as Nest mapped it on the platform. */
   const served: Array<{ method: string; url: string }> = [];
 
   beforeAll(async () => {
-    t = await startTestApp({}, { beforeInit: (app) => recordRoutes(app, served) });
+    t = await startTestApp({}, { logger: new RouteRecorder(served) });
   });
   afterAll(() => t.close());
 
@@ -165,11 +165,16 @@ function isDocs(url: string): boolean {
   return url.startsWith('/api/docs');
 }
 
-function recordRoutes(app: NestFastifyApplication, into: Array<{ method: string; url: string }>) {
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) into.push({ method, url: route.url });
-    });
+/** Nest names each route it maps on the platform ("Mapped {/api/v1/x, POST} route"). */
+class RouteRecorder extends ConsoleLogger {
+  constructor(private readonly into: Array<{ method: string; url: string }>) {
+    super();
+  }
+
+  override log(message: unknown): void {
+    const mapped = /^Mapped \{(\S+), (\w+)\} route$/.exec(String(message));
+    if (mapped) this.into.push({ url: mapped[1], method: mapped[2] });
+  }
+
+  override warn(): void {}
 }

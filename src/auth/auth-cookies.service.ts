@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { CookieSerializeOptions } from '@fastify/cookie';
-import { FastifyReply } from 'fastify';
+import { HttpAdapterHost } from '@nestjs/core';
 import { CookieConfig } from '../config/config.sections';
+import { CookieAttributes, clearCookie, setCookie } from '../platform/response-cookies';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from './strategies/token-extractors';
 
 /** The refresh token is sent only to the auth routes, never with the app's other requests. */
@@ -14,32 +14,46 @@ export interface SessionTokens {
   refreshExpiresIn: number;
 }
 
-/** `Max-Age` for current browsers and `Expires` for old ones, as Express wrote them. */
-function lifetime(seconds: number): CookieSerializeOptions {
-  return { maxAge: seconds, expires: new Date(Date.now() + seconds * 1000) };
-}
-
+/** The one place that writes and clears the auth cookies, on either platform. */
 @Injectable()
 export class AuthCookies {
-  constructor(private readonly cookies: CookieConfig) {}
+  constructor(
+    private readonly cookies: CookieConfig,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
 
-  set(reply: FastifyReply, tokens: SessionTokens): void {
-    void reply.setCookie(ACCESS_COOKIE, tokens.accessToken, {
-      ...this.options('/'),
-      ...lifetime(tokens.accessExpiresIn),
-    });
-    void reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, {
-      ...this.options(REFRESH_COOKIE_PATH),
-      ...lifetime(tokens.refreshExpiresIn),
-    });
+  /** `response`: the platform's response, as `@Res({ passthrough: true })` hands it over. */
+  set(response: unknown, tokens: SessionTokens): void {
+    const platform = this.platform();
+    setCookie(
+      platform,
+      response,
+      ACCESS_COOKIE,
+      tokens.accessToken,
+      this.attributes('/'),
+      tokens.accessExpiresIn,
+    );
+    setCookie(
+      platform,
+      response,
+      REFRESH_COOKIE,
+      tokens.refreshToken,
+      this.attributes(REFRESH_COOKIE_PATH),
+      tokens.refreshExpiresIn,
+    );
   }
 
-  clear(reply: FastifyReply): void {
-    void reply.clearCookie(ACCESS_COOKIE, this.options('/'));
-    void reply.clearCookie(REFRESH_COOKIE, this.options(REFRESH_COOKIE_PATH));
+  clear(response: unknown): void {
+    const platform = this.platform();
+    clearCookie(platform, response, ACCESS_COOKIE, this.attributes('/'));
+    clearCookie(platform, response, REFRESH_COOKIE, this.attributes(REFRESH_COOKIE_PATH));
   }
 
-  private options(path: string): CookieSerializeOptions {
+  private platform(): string {
+    return this.adapterHost.httpAdapter.getType();
+  }
+
+  private attributes(path: string): CookieAttributes {
     return {
       httpOnly: true,
       secure: this.cookies.secure,

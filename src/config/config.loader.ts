@@ -2,7 +2,13 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { compile as compileProxyList } from 'proxy-addr';
 import { readAccessSigning } from './access-keys.reader';
-import { Config, LOG_LEVELS, TrustProxySetting } from './config.sections';
+import {
+  Config,
+  HTTP_PLATFORMS,
+  HttpPlatform,
+  LOG_LEVELS,
+  TrustProxySetting,
+} from './config.sections';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { ConfigError, EnvReader, RawEnv } from './env.reader';
 import { ACCESS_ALGORITHMS } from './signing-keys';
@@ -35,6 +41,7 @@ export function loadConfig(env: RawEnv): Config {
       nodeEnv,
       production,
       port,
+      httpPlatform: readHttpPlatform(env),
       host: read.string('HOST'),
       publicUrl: read.url('PUBLIC_URL', `http://localhost:${port}`),
       appName: read.string('APP_NAME') ?? 'Auth Service',
@@ -85,6 +92,11 @@ export function loadConfig(env: RawEnv): Config {
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 5000, 100, 60_000),
     },
   };
+}
+
+/** Read on its own too: the platform is chosen before the app (and the rest of this) is built. */
+export function readHttpPlatform(env: RawEnv): HttpPlatform {
+  return new EnvReader(env).oneOf('HTTP_PLATFORM', 'express', HTTP_PLATFORMS);
 }
 
 function readDatabaseUrl(read: EnvReader): string {

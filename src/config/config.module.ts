@@ -1,39 +1,32 @@
-import { DynamicModule, Module, Provider } from '@nestjs/common';
-import { ConfigModule, ConfigService } from '@nestjs/config';
+import { Module, Provider } from '@nestjs/common';
+import { ConfigSource } from './config-source';
 import { CONFIG_SECTIONS, Config } from './config.sections';
 import { loadConfig } from './config.loader';
-import { RawEnv } from './env.reader';
 
-export interface ConfigOptions {
-  /** Values that win over the process environment and `.env` (tests, embedding apps). */
-  env?: RawEnv;
-  /** Read neither `.env` nor `process.env`: only `env` above counts. */
-  isolated?: boolean;
-}
+/** The whole validated configuration; feature code injects its typed sections instead. */
+export const VALIDATED_CONFIG = Symbol('VALIDATED_CONFIG');
 
 const sectionProviders: Provider[] = Object.entries(CONFIG_SECTIONS).map(([name, token]) => ({
   provide: token,
-  useFactory: (config: ConfigService<Config, true>): unknown => config.get(name as keyof Config),
-  inject: [ConfigService],
+  useFactory: (config: Config): unknown => config[name as keyof Config],
+  inject: [VALIDATED_CONFIG],
 }));
 
-/** Feature modules import this to inject the typed sections (`JwtConfig`, `MailConfig`, …). */
+/**
+ * Feature modules import this to inject the typed sections (`JwtConfig`, `MailConfig`, …). One
+ * module instance serves the whole app, so validation runs once, while the app is built: a bad
+ * variable throws a ConfigError before anything starts, and the bootstrap prints its one line.
+ */
 @Module({
-  providers: sectionProviders,
+  providers: [
+    { provide: ConfigSource, useFactory: () => new ConfigSource() },
+    {
+      provide: VALIDATED_CONFIG,
+      inject: [ConfigSource],
+      useFactory: (source: ConfigSource): Config => loadConfig(source.read()),
+    },
+    ...sectionProviders,
+  ],
   exports: Object.values(CONFIG_SECTIONS),
 })
 export class ConfigSectionsModule {}
-
-/**
- * Validation runs here, once, while the module is built: a bad variable rejects this promise
- * before Nest starts anything, and the bootstrap prints its one-line message.
- */
-export function configRoot(options: ConfigOptions = {}): Promise<DynamicModule> {
-  return ConfigModule.forRoot({
-    isGlobal: true,
-    cache: true,
-    ignoreEnvFile: options.isolated === true,
-    ignoreEnvVars: options.isolated === true,
-    validate: (raw: RawEnv) => loadConfig({ ...raw, ...options.env }),
-  });
-}

@@ -6,10 +6,15 @@ import { AsymmetricAlgorithm, SigningKey, VerificationKey } from './signing-keys
 
 export type TrustProxySetting = false | number | string[];
 
+export const HTTP_PLATFORMS = ['express', 'fastify'] as const;
+export type HttpPlatform = (typeof HTTP_PLATFORMS)[number];
+
 export class AppConfig {
   readonly nodeEnv!: string;
   readonly production!: boolean;
   readonly port!: number;
+  /** Express by default; Fastify runs the same service when HTTP_PLATFORM=fastify. */
+  readonly httpPlatform!: HttpPlatform;
   /** Address to listen on; unset: every interface, IPv6 and IPv4 (IPv4 only where IPv6 is off). */
   readonly host!: string | undefined;
   readonly publicUrl!: string;

@@ -1,31 +1,30 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { DestinationStream } from 'pino';
 import { ConfigSectionsModule } from '../config/config.module';
 import { LogConfig } from '../config/config.sections';
+import { LogOutput } from './log-output';
 import { pinoOptions } from './pino.options';
 
-/** `false`: no logging at all (an embedding app's own logger takes Nest's lines). */
-export type LogsOption = false | { destination?: DestinationStream };
+/** Holds the output, so the logger's factory can inject it and a test can replace it. */
+@Module({
+  providers: [{ provide: LogOutput, useFactory: () => new LogOutput() }],
+  exports: [LogOutput],
+})
+class LogOutputModule {}
 
 /** Every log line of the service as JSON (pino through nestjs-pino). */
-@Module({})
-export class LoggingModule {
-  static forRoot({ destination }: { destination?: DestinationStream } = {}): DynamicModule {
-    return {
-      module: LoggingModule,
-      imports: [
-        LoggerModule.forRootAsync({
-          imports: [ConfigSectionsModule],
-          inject: [LogConfig],
-          useFactory: (log: LogConfig) => ({
-            pinoHttp: pinoOptions(log, destination),
-            // No pino-http middleware: request-log.ts writes each request's line.
-            forRoutes: [],
-          }),
-        }),
-      ],
-      exports: [LoggerModule],
-    };
-  }
-}
+@Module({
+  imports: [
+    LoggerModule.forRootAsync({
+      imports: [ConfigSectionsModule, LogOutputModule],
+      inject: [LogConfig, LogOutput],
+      useFactory: (log: LogConfig, output: LogOutput) => ({
+        pinoHttp: pinoOptions(log, output.stream),
+        // No pino-http middleware: request-log.ts writes each request's line.
+        forRoutes: [],
+      }),
+    }),
+  ],
+  exports: [LoggerModule],
+})
+export class LoggingModule {}

@@ -1,31 +1,26 @@
 import { PinoLogger } from 'nestjs-pino';
 import { Logger } from 'pino';
-import { AnswerObserver } from '../common/http/answered.hook';
+import { AnswerObserver } from '../common/http/answer';
 
 /**
- * One JSON line per request, written once it is answered (observeAnswers) with the pino logger
- * Nest's lines go to. nestjs-pino's middleware (pino-http, a child logger per request, AsyncLocalStorage) cost a
+ * One JSON line per request, written once it is answered, with the pino logger Nest's lines go
+ * to. nestjs-pino's middleware (pino-http, a child logger per request, AsyncLocalStorage) cost a
  * third of the token check's throughput (docs/performance.md); lines a service writes during a
  * request name it explicitly instead (`ClientInfo.requestId`).
  */
 export function requestLog(pinoLogger: PinoLogger): AnswerObserver {
   const root = pinoLogger.logger as Logger;
-  return (request, reply) => {
+  return (answer) => {
     // Flat fields, and only these: no headers (cookies, bearer tokens), no query string (emailed
     // links carry their token there), no body.
     const line = {
-      requestId: request.id,
-      method: request.method,
-      path: pathOf(request.url),
-      status: reply.statusCode,
-      responseTime: Math.round(reply.elapsedTime),
+      requestId: answer.requestId,
+      method: answer.method,
+      path: answer.path,
+      status: answer.status,
+      responseTime: Math.round(answer.milliseconds),
     };
-    if (reply.statusCode >= 500) root.error(line, 'request failed');
+    if (answer.status >= 500) root.error(line, 'request failed');
     else root.info(line, 'request completed');
   };
-}
-
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
 }

@@ -1,4 +1,4 @@
-import { AnswerObserver } from '../common/http/answered.hook';
+import { AnswerObserver } from '../common/http/answer';
 import { Metrics } from './metrics.service';
 
 /**
@@ -6,14 +6,14 @@ import { Metrics } from './metrics.service';
  * would make a series each). Requests no route matched share one label.
  */
 export function requestTiming(metrics: Metrics): AnswerObserver {
-  return (request, reply) => {
+  return (answer) => {
     metrics.requestDuration.observe(
       {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status_code: String(reply.statusCode),
+        method: answer.method,
+        route: answer.route ?? 'unmatched',
+        status_code: String(answer.status),
       },
-      reply.elapsedTime / 1000,
+      answer.milliseconds / 1000,
     );
   };
 }

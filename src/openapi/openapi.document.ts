@@ -1,6 +1,5 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { FastifyInstance } from 'fastify';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from '../auth/strategies/token-extractors';
 import {
   ACCESS_COOKIE_AUTH,
@@ -58,24 +57,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 /**
  * Swagger UI at /api/docs and the document at /api/docs-json, built on first request. The UI is a
- * web page: its routes get a policy that lets it load its own scripts and styles, every other
- * answer keeps `default-src 'none'`.
+ * web page: the platform files give its routes a policy that lets it load its own scripts and
+ * styles; every other answer keeps `default-src 'none'`.
  */
-export function serveApiDocs(app: INestApplication, fastify: FastifyInstance): void {
-  fastify.addHook('onRoute', (route) => {
-    if (!route.url.startsWith(`/${DOCS_PATH}`)) return;
-    const own = route.onSend ? [route.onSend].flat() : [];
-    route.onSend = [
-      ...own,
-      (_request, reply, payload, done) => {
-        void reply.header(
-          'content-security-policy',
-          "default-src 'self';img-src 'self' data:;style-src 'self' 'unsafe-inline';frame-ancestors 'none'",
-        );
-        done(null, payload);
-      },
-    ];
-  });
+export function serveApiDocs(app: INestApplication): void {
   SwaggerModule.setup(DOCS_PATH, app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: DOCS_JSON_PATH,
     // JSON only: the YAML route would serialise the whole document again on every request.

@@ -9,16 +9,21 @@ const OPENAPI_FILE = resolve(__dirname, '..', '..', 'openapi.json');
 
 /**
  * `npm run openapi`: writes the document the service serves at /api/docs-json to openapi.json.
- * The app is built in memory on a throwaway SQLite and data folder; nothing listens.
+ * The app is built in memory on a throwaway SQLite and data folder; nothing listens. This process
+ * is the command's own: it runs in an empty folder (no `.env`) with only the variables below, so
+ * the developer's settings cannot change the document.
  */
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'auth-openapi-'));
   try {
-    const app = await createApp({
-      isolated: true,
-      logger: false,
-      env: { DATABASE_URL: 'sqlite::memory:', DATA_DIR: dataDir },
+    process.chdir(dataDir);
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, {
+      DATABASE_URL: 'sqlite::memory:',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
     });
+    const app = await createApp();
     writeFileSync(OPENAPI_FILE, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
     await app.close();
     process.stdout.write(`Wrote ${OPENAPI_FILE}\n`);

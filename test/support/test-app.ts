@@ -1,18 +1,24 @@
 import { INestApplication, LoggerService } from '@nestjs/common';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createReadyApp } from '../../src/app.factory';
+import { createTestingApp } from '../../src/app.factory';
+import { AppModule } from '../../src/app.module';
+import { ConfigSource } from '../../src/config/config-source';
+import { LogOutput } from '../../src/logging/log-output';
 import { ReceivedMail, readOutbox } from './mailbox';
 import { TestDatabase, createTestDatabase } from './test-database';
 
 export const ACCESS_SECRET = 'test-access-secret-0123456789-abcdefghijklmnop';
 export const REFRESH_SECRET = 'test-refresh-secret-0123456789-abcdefghijklmno';
 export const APP_ORIGIN = 'http://localhost:5173';
+
+/** The platform the suites run on: Express unless CI's second pass sets HTTP_PLATFORM=fastify. */
+export const HTTP_PLATFORM = process.env.HTTP_PLATFORM ?? 'express';
 
 export interface TestApp {
   app: INestApplication;
@@ -25,20 +31,49 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface BuildOptions {
+  /** Takes Nest's own lines (the JSON log stays silent unless LOG_LEVEL says otherwise). */
+  logger?: LoggerService;
+  /** The service's JSON log lines, written here (LOG_LEVEL applies). */
+  logDestination?: DestinationStream;
+  /** More overrides, the way a team's own test would add them. */
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+}
+
 /**
- * The real service (same factory as main.ts) on its own database and outbox, configured only by
- * what the test passes: neither `.env` nor the developer's environment leaks in.
+ * The whole service built the Nest way, as a team's integration test would:
+ * `Test.createTestingModule({ imports: [AppModule] })` with the configuration provider replaced by
+ * exactly `env` (neither `.env` nor the developer's environment leaks in), then initialised on
+ * the platform HTTP_PLATFORM names.
+ */
+export async function buildApp(
+  env: Record<string, string>,
+  options: BuildOptions = {},
+): Promise<INestApplication> {
+  let builder = Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(ConfigSource)
+    .useValue(
+      ConfigSource.isolated({
+        HTTP_PLATFORM,
+        LOG_LEVEL: options.logDestination || process.env.TEST_LOGS ? 'info' : 'silent',
+        ...env,
+      }),
+    );
+  if (options.logDestination) {
+    builder = builder.overrideProvider(LogOutput).useValue(new LogOutput(options.logDestination));
+  }
+  const moduleRef = await (options.override?.(builder) ?? builder).compile();
+  return createTestingApp(moduleRef, { logger: options.logger });
+}
+
+/**
+ * The real service on its own database and outbox, configured only by what the test passes.
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: {
+  options: BuildOptions & {
     /** Another instance's database, shared (and dropped by whoever created it). */
     database?: TestDatabase;
-    logger?: LoggerService;
-    /** The service's JSON log lines, written here (LOG_LEVEL applies). */
-    logDestination?: DestinationStream;
-    /** Runs before the routes are registered (see createReadyApp). */
-    beforeInit?: (app: NestFastifyApplication) => void;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -50,28 +85,21 @@ export async function startTestApp(
     rmSync(dataDir, { recursive: true, force: true });
   };
   // An app that fails to start (a suite testing bad configuration) leaves no database behind.
-  const app = await createReadyApp(
+  const app = await buildApp(
     {
-      isolated: true,
-      logger: options.logDestination
-        ? undefined
-        : (options.logger ?? (process.env.TEST_LOGS ? undefined : false)),
-      logDestination: options.logDestination,
-      env: {
-        NODE_ENV: 'test',
-        DATABASE_URL: database.url,
-        DATA_DIR: dataDir,
-        MAIL_OUTBOX_DIR: outboxDir,
-        JWT_ACCESS_SECRET: ACCESS_SECRET,
-        JWT_REFRESH_SECRET: REFRESH_SECRET,
-        CORS_ORIGINS: APP_ORIGIN,
-        BCRYPT_COST: '4',
-        THROTTLE_LIMIT: '100000',
-        THROTTLE_AUTH_LIMIT: '100000',
-        ...env,
-      },
+      NODE_ENV: 'test',
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      MAIL_OUTBOX_DIR: outboxDir,
+      JWT_ACCESS_SECRET: ACCESS_SECRET,
+      JWT_REFRESH_SECRET: REFRESH_SECRET,
+      CORS_ORIGINS: APP_ORIGIN,
+      BCRYPT_COST: '4',
+      THROTTLE_LIMIT: '100000',
+      THROTTLE_AUTH_LIMIT: '100000',
+      ...env,
     },
-    options.beforeInit,
+    options,
   ).catch(async (error: unknown) => {
     await discard();
     throw error;

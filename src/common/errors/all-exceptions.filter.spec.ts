@@ -1,32 +1,28 @@
 import { ArgumentsHost, BadRequestException, Logger, NotFoundException } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { QueryFailedError } from 'typeorm';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { AppException } from './app.exception';
 
 function respond(exception: unknown) {
-  // The slice of FastifyReply the filter uses.
+  // What the filter writes through the platform's adapter (HttpAdapterHost).
   const response = {
-    raw: { headersSent: false },
     statusCode: 0,
     body: undefined as unknown,
     headers: {} as Record<string, string>,
-    header(name: string, value: string) {
-      this.headers[name] = value;
-      return this;
-    },
-    status(code: number) {
-      this.statusCode = code;
-      return this;
-    },
-    send(body: unknown) {
-      this.body = body;
-      return this;
+  };
+  const httpAdapter = {
+    isHeadersSent: () => false,
+    setHeader: (_res: unknown, name: string, value: string) => (response.headers[name] = value),
+    reply: (_res: unknown, body: unknown, status: number) => {
+      response.body = body;
+      response.statusCode = status;
     },
   };
   const host = {
     switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ id: 'req-7' }) }),
   } as unknown as ArgumentsHost;
-  new AllExceptionsFilter().catch(exception, host);
+  new AllExceptionsFilter({ httpAdapter } as unknown as HttpAdapterHost).catch(exception, host);
   return response;
 }
 

@@ -6,13 +6,14 @@ import {
   Logger,
   Optional,
 } from '@nestjs/common';
-import { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpAdapterHost } from '@nestjs/core';
 import { Metrics } from '../../metrics/metrics.service';
 import { Envelope } from '../http/envelope';
+import { HttpRequest } from '../http/http-request';
 import { AppException } from './app.exception';
 import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
 
-/** Codes for HTTP errors raised by Nest or Fastify themselves rather than by our code. */
+/** Codes for HTTP errors raised by Nest, Express or Fastify themselves rather than by our code. */
 const CODE_FOR_STATUS: Record<number, ErrorCode> = {
   400: 'VALIDATION_ERROR',
   401: 'INVALID_TOKEN',
@@ -25,9 +26,10 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
 };
 
 /**
- * Errors raised while Fastify reads a request carry the status to answer: its own (`FST_…`: a
- * body type it cannot parse, a body too large) and the socket's (an upload cut off midway, 400).
- * Only a client-error status is taken from an error we did not raise; a 5xx stays a fault.
+ * Errors raised while the platform reads a request carry the status to answer: Fastify's own
+ * (`FST_…`: a body type it cannot parse, a body too large) and the socket's (an upload cut off
+ * midway, 400). Only a client-error status is taken from an error we did not raise; a 5xx stays
+ * a fault.
  */
 function frameworkStatus(exception: unknown): number | undefined {
   if (!(exception instanceof Error)) return undefined;
@@ -54,11 +56,6 @@ export function errorBody(error: AppException): Envelope {
   return body;
 }
 
-export function sendError(reply: FastifyReply, error: AppException): void {
-  if (error.retryAfter !== undefined) void reply.header('Retry-After', String(error.retryAfter));
-  void reply.status(error.status).send(errorBody(error));
-}
-
 /**
  * The one place errors become responses. Only catalogue messages and our own messages reach the
  * client: a library's text, a stack or SQL is logged here and never sent.
@@ -67,20 +64,28 @@ export function sendError(reply: FastifyReply, error: AppException): void {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
-  constructor(@Optional() private readonly metrics?: Metrics) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const error = this.toAppException(exception, host.switchToHttp().getRequest<FastifyRequest>());
+    // The platform's own calls, as the NestJS docs' filter does: Express and Fastify alike.
+    const { httpAdapter } = this.adapterHost;
+    const response: unknown = host.switchToHttp().getResponse();
+    const error = this.toAppException(exception, host.switchToHttp().getRequest<HttpRequest>());
     if (error.code === 'RATE_LIMITED') this.metrics?.refusedByRateLimit();
-    if (reply.raw.headersSent) {
-      reply.raw.end();
+    if (httpAdapter.isHeadersSent(response)) {
+      httpAdapter.end(response);
       return;
     }
-    sendError(reply, error);
+    if (error.retryAfter !== undefined) {
+      httpAdapter.setHeader(response, 'Retry-After', String(error.retryAfter));
+    }
+    httpAdapter.reply(response, errorBody(error), error.status);
   }
 
-  private toAppException(exception: unknown, request: FastifyRequest): AppException {
+  private toAppException(exception: unknown, request: HttpRequest): AppException {
     if (exception instanceof AppException) return exception;
     const status =
       exception instanceof HttpException ? exception.getStatus() : frameworkStatus(exception);

@@ -1,32 +1,12 @@
-import { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
-import { REQUEST_ID_HEADER } from '../../logging/request-id';
-import { API_SECURITY_HEADERS } from '../http/security-headers';
 import { AppException } from './app.exception';
-import { errorBody, exceptionForStatus, sendError } from './all-exceptions.filter';
-
-/**
- * What Fastify's router refuses before any hook or Nest code runs (a URL that does not decode):
- * the same envelope and headers as every other answer, never Fastify's own error body.
- */
-export function answerFrameworkError(
-  error: FastifyError,
-  req: FastifyRequest,
-  reply: FastifyReply,
-): void {
-  const status = error.statusCode ?? 400;
-  const known =
-    error.code === 'FST_ERR_BAD_URL'
-      ? new AppException('VALIDATION_ERROR', { message: 'The request URL is malformed' })
-      : exceptionForStatus(status);
-  void reply.headers(API_SECURITY_HEADERS).header(REQUEST_ID_HEADER, req.id);
-  sendError(reply, known ?? new AppException('INTERNAL_ERROR'));
-}
+import { errorBody } from './all-exceptions.filter';
 
 /**
  * A request Node's HTTP parser refused (bad header, headers too large, too slow to arrive): no
- * request object exists, so the envelope is written to the socket and the connection closed.
+ * request object exists, so the envelope is written to the socket and the connection closed. The
+ * same on either platform: it is the HTTP server's `clientError`.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) {

@@ -1,12 +1,10 @@
-import { FastifyCorsOptions } from '@fastify/cors';
-import { FastifyInstance } from 'fastify';
-import { REQUEST_ID_HEADER } from '../../logging/request-id';
+import { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface';
 
 /**
  * Headers for a JSON API rather than for web pages: nothing may render, frame or load from a
  * response (`default-src 'none'`), no MIME sniffing, no referrer, HTTPS remembered. Set on every
- * answer, errors and 404s included; the link pages replace the policy with their own. `Vary:
- * Origin` is always there because the CORS answer does differ by origin.
+ * answer, errors and 404s included; the link pages and the API docs replace the policy with their
+ * own. `Vary: Origin` is always there because the CORS answer does differ by origin.
  */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': "default-src 'none';frame-ancestors 'none'",
@@ -17,22 +15,16 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fre
   vary: 'Origin',
 });
 
-/**
- * The headers every answer carries: the ones above, and the request's id (the id of its log line,
- * for a client to quote). One hook for both: each hook Fastify runs costs on every request.
- */
-export function registerAnswerHeaders(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.headers(API_SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
-    done();
-  });
-}
+/** Swagger UI is a web page: it may load its own scripts, styles and images, nothing else. */
+export const API_DOCS_SECURITY_POLICY =
+  "default-src 'self';img-src 'self' data:;style-src 'self' 'unsafe-inline';frame-ancestors 'none'";
 
 /**
- * Credentialed CORS for the configured origins. Any other origin, or none (servers, curl), gets
- * no CORS headers at all, and its preflight is a 404.
+ * Credentialed CORS for the configured origins, in the terms both `cors` (Express) and
+ * `@fastify/cors` take. Any other origin, or none (servers, curl), gets no CORS headers at all,
+ * and its preflight is a 404.
  */
-export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
+export function corsOptions(origins: readonly string[]): CorsOptions {
   const allowed = new Set(origins);
   return {
     origin: (origin, callback) =>
@@ -43,8 +35,5 @@ export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
     // X-Request-Id: a page can quote it in a bug report; the service's log line has the same id.
     exposedHeaders: ['Retry-After', 'X-Request-Id'],
     maxAge: 600,
-    // A preflight without Access-Control-Request-Method is answered like any other, not with a
-    // plain-text 400.
-    strictPreflight: false,
   };
 }

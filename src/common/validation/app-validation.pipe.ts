@@ -1,7 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
 import { ValidationError, ValidatorOptions } from 'class-validator';
 import { AppException, FieldError } from '../errors/app.exception';
-import { MALFORMED_BODY } from '../http/json-body.parser';
+import { MALFORMED_BODY } from '../http/json-body';
 import { passwordFieldsOf } from './password.decorator';
 import { validationCodeOf } from './validation-code.decorator';
 
