@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { FastifyReply } from 'fastify';
 import { Envelope, ok } from '../common/http/envelope';
+import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
@@ -48,6 +49,7 @@ export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly cookies: AuthCookies,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   @Post('register')
@@ -79,7 +81,7 @@ export class AuthController {
   async login(
     @Body() body: LoginDto,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
-    @Res({ passthrough: true }) res: FastifyReply,
+    @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
     return this.deliver(await this.auth.login(body, client), delivery, res, 'Login successful');
@@ -104,7 +106,7 @@ export class AuthController {
   async refresh(
     @RequestUser() claims: RefreshClaims,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
-    @Res({ passthrough: true }) res: FastifyReply,
+    @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
     try {
@@ -134,7 +136,7 @@ export class AuthController {
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   async logout(
     @RequestUser() principal: User | RefreshClaims,
-    @Res({ passthrough: true }) res: FastifyReply,
+    @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
     await this.auth.logout(principal, client);
@@ -166,12 +168,12 @@ export class AuthController {
   private deliver(
     session: Session,
     delivery: string | undefined,
-    res: FastifyReply,
+    res: HttpResponse,
     message: string,
   ): TokenResponseModel | UserEnvelope {
     const { user, tokens } = session;
     if (delivery?.trim().toLowerCase() === 'body') {
-      void res.header('Cache-Control', 'no-store');
+      this.adapterHost.httpAdapter.setHeader(res, 'Cache-Control', 'no-store');
       return {
         access_token: tokens.accessToken,
         refresh_token: tokens.refreshToken,

@@ -15,6 +15,7 @@ import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LinkPagesController } from './link-pages.controller';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
+import { OriginPolicy } from '../common/http/origin.policy';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
@@ -40,6 +41,9 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     PasswordHasher,
     AccessTokenStrategy,
     RefreshTokenStrategy,
+    OriginPolicy,
   ],
+  // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
+  exports: [OriginPolicy],
 })
 export class AuthModule {}

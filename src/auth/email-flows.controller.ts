@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { FastifyReply } from 'fastify';
 import { Envelope, ok } from '../common/http/envelope';
+import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { verifiedUser } from '../users/user.view';
@@ -106,7 +106,7 @@ export class EmailFlowsController {
   @ApiErrors('INVALID_TOKEN', 'USER_NOT_FOUND', 'EMAIL_SERVICE_ERROR', ...JSON_BODY, ...STORED)
   async resetPassword(
     @Body(ResetPasswordBodyPipe) body: ResetRequestDto | ResetConfirmDto,
-    @Res({ passthrough: true }) res: FastifyReply,
+    @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
     if (body instanceof ResetRequestDto) {

@@ -1,7 +1,8 @@
-import { Controller, Get, Res, applyDecorators } from '@nestjs/common';
+import { Controller, Get, Header, Res, applyDecorators } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import { HttpResponse } from '../common/http/http-request';
 import { renderView } from '../common/views/pug-views';
 import { AppConfig, SecurityConfig } from '../config/config.sections';
 import { ANY_ROUTE, ApiErrors } from '../openapi/api-responses.decorator';
@@ -21,6 +22,9 @@ const LinkPage = (summary: string) =>
       content: { 'text/html': { schema: { type: 'string' } } },
     }),
     ApiErrors(...ANY_ROUTE),
+    Header('Content-Type', 'text/html; charset=utf-8'),
+    Header('Cache-Control', 'no-store'),
+    Header('Referrer-Policy', 'no-referrer'),
   );
 
 /**
@@ -33,21 +37,23 @@ export class LinkPagesController {
   constructor(
     private readonly app: AppConfig,
     private readonly security: SecurityConfig,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   @Get('verify-email')
   @LinkPage('The page an emailed verification link opens (no applicationUrl given)')
-  verifyEmailPage(@Res() res: FastifyReply): Promise<void> {
+  verifyEmailPage(@Res({ passthrough: true }) res: HttpResponse): Promise<string> {
     return this.render(res, 'verify-email', 'Verify your email');
   }
 
   @Get('reset-password')
   @LinkPage('The page an emailed reset link opens (no applicationUrl given)')
-  resetPasswordPage(@Res() res: FastifyReply): Promise<void> {
+  resetPasswordPage(@Res({ passthrough: true }) res: HttpResponse): Promise<string> {
     return this.render(res, 'reset-password', 'Reset your password');
   }
 
-  private async render(res: FastifyReply, page: string, title: string): Promise<void> {
+  /** The page, under a policy that lets only its own nonce-marked script and style run. */
+  private async render(res: HttpResponse, page: string, title: string): Promise<string> {
     const nonce = randomBytes(16).toString('base64');
     const html = await renderView(`pages/${page}`, {
       title,
@@ -55,15 +61,12 @@ export class LinkPagesController {
       appName: this.app.appName,
       minLength: this.security.passwordMinLength,
     });
-    void res
-      .header(
-        'Content-Security-Policy',
-        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
-          "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
-      )
-      .header('Cache-Control', 'no-store')
-      .header('Referrer-Policy', 'no-referrer')
-      .type('text/html; charset=utf-8')
-      .send(html);
+    this.adapterHost.httpAdapter.setHeader(
+      res,
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
+        "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
+    );
+    return html;
   }
 }

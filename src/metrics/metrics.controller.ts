@@ -1,12 +1,12 @@
-import { Controller, Get, Headers, Res } from '@nestjs/common';
+import { Controller, Get, Header, Headers } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
-import { FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { AppException } from '../common/errors/app.exception';
 import { MetricsConfig } from '../config/config.sections';
 import { ApiErrors } from '../openapi/api-responses.decorator';
 import { METRICS_TOKEN_AUTH } from '../openapi/security-schemes';
+import { Registry } from 'prom-client';
 import { Metrics } from './metrics.service';
 
 /**
@@ -37,16 +37,13 @@ export class MetricsController {
     content: { 'text/plain': { schema: { type: 'string' } } },
   })
   @ApiErrors('INVALID_TOKEN', 'NOT_FOUND', 'INTERNAL_ERROR')
-  async scrape(
-    @Headers('authorization') authorization: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
+  @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
+  async scrape(@Headers('authorization') authorization: string | undefined): Promise<string> {
     if (!this.token) throw new AppException('NOT_FOUND');
     const given = Buffer.from(authorization ?? '');
     if (given.length !== this.token.length || !timingSafeEqual(given, this.token)) {
       throw new AppException('INVALID_TOKEN', { message: 'The metrics token is missing or wrong' });
     }
-    void reply.header('content-type', this.metrics.registry.contentType);
     return this.metrics.registry.metrics();
   }
 }

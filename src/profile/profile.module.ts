@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { ConfigSectionsModule } from '../config/config.module';
+import { AuthModule } from '../auth/auth.module';
 import { ProfileController } from './profile.controller';
 
-/** Routes for the signed-in user. The access-token guard needs the app's origins (AppConfig). */
+/** Routes for the signed-in user: `@Authenticated()` needs what AuthModule exports. */
 @Module({
-  imports: [ConfigSectionsModule],
+  imports: [AuthModule],
   controllers: [ProfileController],
 })
 export class ProfileModule {}

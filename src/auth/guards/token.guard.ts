@@ -2,8 +2,7 @@ import { ExecutionContext, Injectable, Type } from '@nestjs/common';
 import { AuthGuard, IAuthGuard } from '@nestjs/passport';
 import { HttpRequest } from '../../common/http/http-request';
 import { AppException } from '../../common/errors/app.exception';
-import { isForeignOrigin, isSafeMethod } from '../../common/http/origin.policy';
-import { AppConfig } from '../../config/config.sections';
+import { OriginPolicy } from '../../common/http/origin.policy';
 import { ACCESS_STRATEGY } from '../strategies/access-token.strategy';
 import { REFRESH_STRATEGY } from '../strategies/refresh-token.strategy';
 import { bearerToken } from '../strategies/token-extractors';
@@ -17,17 +16,14 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
 
   @Injectable()
   class TokenGuard extends AuthGuard(strategies) {
-    private readonly allowedOrigins: ReadonlySet<string>;
-
-    constructor(app: AppConfig) {
+    constructor(private readonly origins: OriginPolicy) {
       super();
-      this.allowedOrigins = new Set([...app.corsOrigins, new URL(app.publicUrl).origin]);
     }
 
     override canActivate(context: ExecutionContext) {
       const req = context.switchToHttp().getRequest<HttpRequest>();
       const byCookie = refreshOnly || bearerToken(req) === null;
-      if (byCookie && !isSafeMethod(req.method) && isForeignOrigin(req, this.allowedOrigins)) {
+      if (byCookie && this.origins.refusesChange(req)) {
         throw new AppException('FORBIDDEN_ORIGIN');
       }
       return super.canActivate(context);

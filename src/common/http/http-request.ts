@@ -18,3 +18,9 @@ export interface HttpRequest {
   /** Set by the passport guards: the user for access tokens, the claims for refresh. */
   user?: unknown;
 }
+
+/**
+ * The platform's response object, as `@Res({ passthrough: true })` hands it over: code outside
+ * src/platform passes it to `HttpAdapterHost` or `AuthCookies` and never touches it itself.
+ */
+export type HttpResponse = object;
