@@ -22,7 +22,9 @@ export function loadConfig(env: RawEnv): Config {
   const dataDir = resolve(read.string('DATA_DIR') ?? './data');
   const corsOrigins = read.origins('CORS_ORIGINS', ['http://localhost:5173']);
   const accessTtl = read.int('ACCESS_TOKEN_TTL', 900, 1, DAY);
-  const algorithm = read.oneOf('JWT_ALGORITHM', 'HS256', ACCESS_ALGORITHMS);
+  const algorithm = readAlgorithm(read);
+  const publicUrl = read.url('PUBLIC_URL', `http://localhost:${port}`);
+  const issuer = read.string('JWT_ISSUER') ?? publicUrl;
   const { accessSecret, refreshSecret } = readSecrets(
     read,
     production,
@@ -36,7 +38,7 @@ export function loadConfig(env: RawEnv): Config {
       production,
       port,
       host: read.string('HOST'),
-      publicUrl: read.url('PUBLIC_URL', `http://localhost:${port}`),
+      publicUrl,
       appName: read.string('APP_NAME') ?? 'Auth Service',
       corsOrigins,
       appOrigins: read.origins('APP_ORIGINS', corsOrigins),
@@ -50,6 +52,9 @@ export function loadConfig(env: RawEnv): Config {
     },
     jwt: {
       access: readAccessSigning(read, algorithm, accessSecret, { production, dataDir, accessTtl }),
+      issuer,
+      // One audience by default: the API this service fronts, named as its issuer.
+      audience: read.string('JWT_AUDIENCE') ?? issuer,
       refreshSecret,
       accessTtl,
       refreshTtl: read.int('REFRESH_TOKEN_TTL', 7 * DAY, accessTtl, 365 * DAY),
@@ -85,6 +90,17 @@ export function loadConfig(env: RawEnv): Config {
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 5000, 100, 60_000),
     },
   };
+}
+
+/** EdDSA was accepted once; a deployment that still names it is told why it stopped. */
+function readAlgorithm(read: EnvReader) {
+  if (read.string('JWT_ALGORITHM')?.toLowerCase() === 'eddsa') {
+    throw new ConfigError(
+      'JWT_ALGORITHM',
+      'cannot be EdDSA any more (jsonwebtoken, under @nestjs/jwt and passport-jwt, has no EdDSA): use ES256',
+    );
+  }
+  return read.oneOf('JWT_ALGORITHM', 'HS256', ACCESS_ALGORITHMS);
 }
 
 function readDatabaseUrl(read: EnvReader): string {
