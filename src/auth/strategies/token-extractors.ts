@@ -5,7 +5,7 @@ export const REFRESH_COOKIE = 'refresh_token';
 
 /** Only a non-empty string is a token candidate. */
 function cookie(req: HttpRequest, name: string): string | null {
-  const value: unknown = (req.cookies as Record<string, unknown> | undefined)?.[name];
+  const value: unknown = req.cookies?.[name];
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
