@@ -13,6 +13,7 @@ import {
 } from 'jose';
 import * as jwt from 'jsonwebtoken';
 import { verificationKey } from '../src/config/signing-keys';
+import { TEST_ISSUER, accessClaims, signAccess } from './support/access-tokens';
 import {
   cookiesOf,
   expectError,
@@ -21,19 +22,15 @@ import {
   registerAndLogin,
 } from './support/auth-helpers';
 import { freePort } from './support/free-port';
-import { ACCESS_SECRET, TestApp, startTestApp } from './support/test-app';
+import { TestApp, startTestApp } from './support/test-app';
 import { TestDatabase, createTestDatabase } from './support/test-database';
 
 const JWKS_PATH = '/api/v1/.well-known/jwks.json';
-const now = () => Math.floor(Date.now() / 1000);
 const pem = (key: { export(options: object): string | Buffer }, type: 'pkcs8' | 'spki') =>
   key.export({ format: 'pem', type }).toString();
 
-function newKeyPair(algorithm: 'EdDSA' | 'ES256') {
-  const pair =
-    algorithm === 'EdDSA'
-      ? generateKeyPairSync('ed25519')
-      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+function newKeyPair() {
+  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   return { ...pair, kid: verificationKey(pair.publicKey).kid };
 }
 
@@ -43,8 +40,14 @@ async function jwksOf(t: TestApp): Promise<PublishedKeys> {
   return (await t.http().get(JWKS_PATH).expect(200)).body as PublishedKeys;
 }
 
-function accessClaims(userId: string, ttl = 600) {
-  return { sub: userId, typ: 'access', ver: 0, role: 'user', iat: now(), exp: now() + ttl };
+/** What a resource server pins besides the keys (RFC 9068); the README's example does the same. */
+const PINNED = { issuer: TEST_ISSUER, audience: TEST_ISSUER, typ: 'at+jwt' };
+
+/** A token as the service signs it with a key pair: the claims, `typ: at+jwt` and a `kid`. */
+function signWith(key: ReturnType<typeof newKeyPair>, claims: object, header: object = {}) {
+  return new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid, ...header })
+    .sign(key.privateKey);
 }
 
 describe('JWKS with HS256, the default', () => {
@@ -69,7 +72,7 @@ describe('JWKS with HS256, the default', () => {
   });
 });
 
-describe('HS256 access tokens are unchanged', () => {
+describe('HS256 access tokens', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
@@ -80,21 +83,19 @@ describe('HS256 access tokens are unchanged', () => {
     const session = await registerAndLogin(t);
     expect(jwt.decode(session.access, { complete: true })?.header).toEqual({
       alg: 'HS256',
-      typ: 'JWT',
+      typ: 'at+jwt',
     });
-    const key = newKeyPair('EdDSA');
-    const eddsa = await new SignJWT(accessClaims(session.user.id))
-      .setProtectedHeader({ alg: 'EdDSA', kid: key.kid })
-      .sign(key.privateKey);
+    const es256 = await signWith(newKeyPair(), accessClaims(session.user.id));
     expectError(
-      await t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${eddsa}`),
+      await t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${es256}`),
       401,
       'INVALID_TOKEN',
     );
   });
 });
 
-describe.each(['EdDSA', 'ES256'] as const)('access tokens signed with %s', (algorithm) => {
+describe('access tokens signed with ES256', () => {
+  const algorithm = 'ES256';
   let t: TestApp;
   let api: string;
   beforeAll(async () => {
@@ -113,9 +114,20 @@ describe.each(['EdDSA', 'ES256'] as const)('access tokens signed with %s', (algo
     const keySet = createRemoteJWKSet(new URL(`${api}/.well-known/jwks.json`));
     const { payload, protectedHeader } = await jwtVerify(session.access, keySet, {
       algorithms: [algorithm],
+      ...PINNED,
     });
-    expect(payload).toMatchObject({ sub: session.user.id, typ: 'access', role: 'user' });
-    expect(protectedHeader).toEqual({ alg: algorithm, typ: 'JWT', kid: expect.any(String) });
+    expect(payload).toMatchObject({ sub: session.user.id, role: 'user' });
+    expect(protectedHeader).toEqual({ alg: algorithm, typ: 'at+jwt', kid: expect.any(String) });
+    // A verifier pinning another issuer, audience or type refuses it.
+    for (const wrong of [
+      { issuer: 'https://other-issuer.example' },
+      { audience: 'https://other-api.example' },
+      { typ: 'JWT' },
+    ]) {
+      await expect(
+        jwtVerify(session.access, keySet, { algorithms: [algorithm], ...PINNED, ...wrong }),
+      ).rejects.toThrow();
+    }
     // The service accepts its own token, as a cookie and as a bearer token.
     await verifyToken(session.access).expect(200);
     await t
@@ -126,7 +138,7 @@ describe.each(['EdDSA', 'ES256'] as const)('access tokens signed with %s', (algo
 
     // A refreshed access token too; the refresh token itself stays HS256, for this service only.
     const refreshed = cookiesOf(await refreshWith(t, session.refresh).expect(200));
-    await jwtVerify(refreshed.access_token.value, keySet, { algorithms: [algorithm] });
+    await jwtVerify(refreshed.access_token.value, keySet, { algorithms: [algorithm], ...PINNED });
     expect(jwt.decode(refreshed.refresh_token.value, { complete: true })?.header).toEqual({
       alg: 'HS256',
       typ: 'JWT',
@@ -139,24 +151,15 @@ describe.each(['EdDSA', 'ES256'] as const)('access tokens signed with %s', (algo
     expect(response.headers.get('cache-control')).toBe('public, max-age=300');
     const body = (await response.json()) as { keys: Array<Record<string, string>> };
     expect(body.keys).toEqual([
-      algorithm === 'EdDSA'
-        ? {
-            kty: 'OKP',
-            crv: 'Ed25519',
-            x: expect.any(String),
-            kid: expect.any(String),
-            alg: algorithm,
-            use: 'sig',
-          }
-        : {
-            kty: 'EC',
-            crv: 'P-256',
-            x: expect.any(String),
-            y: expect.any(String),
-            kid: expect.any(String),
-            alg: algorithm,
-            use: 'sig',
-          },
+      {
+        kty: 'EC',
+        crv: 'P-256',
+        x: expect.any(String),
+        y: expect.any(String),
+        kid: expect.any(String),
+        alg: algorithm,
+        use: 'sig',
+      },
     ]);
   });
 
@@ -168,7 +171,7 @@ describe.each(['EdDSA', 'ES256'] as const)('access tokens signed with %s', (algo
     const { body } = await t.http().get(JWKS_PATH);
     const session = await registerAndLogin(t);
     const expired = await new SignJWT(accessClaims(session.user.id, -10))
-      .setProtectedHeader({ alg: algorithm, kid: body.keys[0].kid })
+      .setProtectedHeader({ alg: algorithm, typ: 'at+jwt', kid: body.keys[0].kid })
       .sign(await importPKCS8(stored.privateKey, algorithm));
     const response = await verifyToken(expired);
     expectError(response, 401, 'INVALID_TOKEN');
@@ -177,44 +180,74 @@ describe.each(['EdDSA', 'ES256'] as const)('access tokens signed with %s', (algo
 
   it('refuses a token whose kid is unknown, or whose key does not match its kid', async () => {
     const session = await registerAndLogin(t);
-    const stranger = newKeyPair(algorithm);
-    const unknownKid = await new SignJWT(accessClaims(session.user.id))
-      .setProtectedHeader({ alg: algorithm, kid: stranger.kid })
-      .sign(stranger.privateKey);
-    expectError(await verifyToken(unknownKid), 401, 'INVALID_TOKEN');
+    const claims = accessClaims(session.user.id);
+    const stranger = newKeyPair();
+    expectError(await verifyToken(await signWith(stranger, claims)), 401, 'INVALID_TOKEN');
     const known = jwt.decode(session.access, { complete: true })?.header.kid;
-    const forged = await new SignJWT(accessClaims(session.user.id))
-      .setProtectedHeader({ alg: algorithm, kid: known })
-      .sign(stranger.privateKey);
-    expectError(await verifyToken(forged), 401, 'INVALID_TOKEN');
+    for (const header of [
+      { kid: known },
+      { kid: known, jwk: stranger.publicKey.export({ format: 'jwk' }) },
+      { kid: known, jku: 'https://attacker.example/jwks.json' },
+      { kid: known, x5u: 'https://attacker.example/cert.pem' },
+      { kid: '../../../../dev/null' },
+      { kid: undefined },
+    ]) {
+      expectError(
+        await verifyToken(await signWith(stranger, claims, header)),
+        401,
+        'INVALID_TOKEN',
+      );
+    }
+  });
+
+  it('refuses another issuer, another audience, another type and a critical header', async () => {
+    const session = await registerAndLogin(t);
+    const stored = JSON.parse(
+      readFileSync(join(dirname(t.outboxDir), 'jwt-keys', `${algorithm}.json`), 'utf8'),
+    ) as { privateKey: string };
+    const key = { privateKey: await importPKCS8(stored.privateKey, algorithm) };
+    const kid = jwt.decode(session.access, { complete: true })?.header.kid;
+    const sign = (claims: object, header: object = {}) =>
+      new SignJWT({ ...claims })
+        .setProtectedHeader({ alg: algorithm, typ: 'at+jwt', kid, ...header })
+        .sign(key.privateKey);
+    const claims = accessClaims(session.user.id);
+    await verifyToken(await sign(claims)).expect(200);
+    for (const token of [
+      await sign({ ...claims, iss: 'https://other-issuer.example' }),
+      await sign({ ...claims, aud: 'https://other-api.example' }),
+      await sign(claims, { typ: 'JWT' }),
+      await sign(claims, { crit: ['b64'], b64: true }),
+    ]) {
+      expectError(await verifyToken(token), 401, 'INVALID_TOKEN');
+    }
   });
 
   it('refuses HS256 tokens, even signed with the old access secret or the public key', async () => {
     const session = await registerAndLogin(t);
     const claims = accessClaims(session.user.id);
-    const withSecret = jwt.sign(claims, ACCESS_SECRET);
-    expectError(await verifyToken(withSecret), 401, 'INVALID_TOKEN');
+    expectError(await verifyToken(signAccess(claims)), 401, 'INVALID_TOKEN');
     const { body } = await t.http().get(JWKS_PATH);
     const publicKey = createPublicKey({ key: body.keys[0], format: 'jwk' });
-    const confused = jwt.sign(claims, publicKey.export({ format: 'pem', type: 'spki' }), {
-      algorithm: 'HS256',
-      header: { alg: 'HS256', kid: body.keys[0].kid },
+    const confused = signAccess(claims, {
+      secret: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+      header: { kid: body.keys[0].kid },
     });
     expectError(await verifyToken(confused), 401, 'INVALID_TOKEN');
-    const none = `${Buffer.from(JSON.stringify({ alg: 'none', kid: body.keys[0].kid })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid: body.keys[0].kid })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
     expectError(await verifyToken(none), 401, 'INVALID_TOKEN');
   });
 });
 
 describe('a previous key (JWT_PREVIOUS_PUBLIC_KEYS) keeps verifying', () => {
-  const current = newKeyPair('EdDSA');
-  const previous = newKeyPair('EdDSA');
+  const current = newKeyPair();
+  const previous = newKeyPair();
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({
       // Production: the keys must come from the environment, and no access secret is needed.
       NODE_ENV: 'production',
-      JWT_ALGORITHM: 'EdDSA',
+      JWT_ALGORITHM: 'ES256',
       JWT_ACCESS_SECRET: '',
       // One line with the line breaks written as \n, as environment files often carry PEMs.
       JWT_PRIVATE_KEY: pem(current.privateKey, 'pkcs8').replace(/\n/g, '\\n'),
@@ -229,15 +262,13 @@ describe('a previous key (JWT_PREVIOUS_PUBLIC_KEYS) keeps verifying', () => {
     const body = await jwksOf(t);
     expect(body.keys.map((key) => key.kid)).toEqual([current.kid, previous.kid]);
 
-    const old = await new SignJWT(accessClaims(session.user.id))
-      .setProtectedHeader({ alg: 'EdDSA', kid: previous.kid })
-      .sign(previous.privateKey);
+    const old = await signWith(previous, accessClaims(session.user.id));
     await t
       .http()
       .get('/api/v1/auth/verify-token')
       .set('Authorization', `Bearer ${old}`)
       .expect(200);
-    await jwtVerify(old, createLocalJWKSet(body), { algorithms: ['EdDSA'] });
+    await jwtVerify(old, createLocalJWKSet(body), { algorithms: ['ES256'], ...PINNED });
   });
 });
 
@@ -288,7 +319,7 @@ describe('rotating the generated keys (npm run keys:rotate)', () => {
   });
 
   it('signs with the new key after a restart, and still accepts the old key’s tokens', async () => {
-    const env = { JWT_ALGORITHM: 'EdDSA', DATA_DIR: dataDir };
+    const env = { JWT_ALGORITHM: 'ES256', DATA_DIR: dataDir };
     const first = await startTestApp(env, { database });
     const session = await registerAndLogin(first);
     const oldKid = jwt.decode(session.access, { complete: true })?.header.kid as string;
@@ -313,7 +344,7 @@ describe('rotating the generated keys (npm run keys:rotate)', () => {
       const fresh = await login(second, session.credentials);
       expect(jwt.decode(fresh.access, { complete: true })?.header.kid).toBe(newKid);
       // The old key's window started with this boot.
-      const stored = JSON.parse(readFileSync(join(dataDir, 'jwt-keys', 'EdDSA.json'), 'utf8'));
+      const stored = JSON.parse(readFileSync(join(dataDir, 'jwt-keys', 'ES256.json'), 'utf8'));
       expect(Date.parse(stored.previous[0].retiredAt)).toBeGreaterThan(Date.now() - 60_000);
     } finally {
       await second.close();

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import * as jwt from 'jsonwebtoken';
 import { RefreshTokensService } from '../src/tokens/refresh-tokens.service';
+import { TEST_ISSUER, accessClaims, signAccess } from './support/access-tokens';
 import {
   LoggedIn,
   cookiesOf,
@@ -9,7 +10,7 @@ import {
   refreshWith,
   registerAndLogin,
 } from './support/auth-helpers';
-import { ACCESS_SECRET, REFRESH_SECRET, TestApp, startTestApp } from './support/test-app';
+import { REFRESH_SECRET, TestApp, startTestApp } from './support/test-app';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -58,58 +59,106 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
     expectError(await t.http().get('/api/v1/auth/verify-token'), 401, 'INVALID_TOKEN');
   });
 
+  it('issues RFC 9068 access tokens: typ at+jwt, iss, aud, sub, iat, exp, jti and sid', async () => {
+    await verifyWithBearer(signAccess(accessClaims(session.user.id))).expect(200);
+    const { header, payload } = jwt.decode(session.access, { complete: true })!;
+    expect(header).toEqual({ alg: 'HS256', typ: 'at+jwt' });
+    const claims = payload as Record<string, unknown>;
+    expect(claims).toEqual({
+      iss: TEST_ISSUER,
+      aud: TEST_ISSUER,
+      sub: session.user.id,
+      iat: expect.any(Number),
+      exp: (claims.iat as number) + 900,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      sid: expect.any(String),
+      ver: 0,
+      role: 'user',
+    });
+    // The session is the refresh token's family: a per-session logout can name it.
+    expect(claims.sid).toBe((jwt.decode(session.refresh) as { fam: string }).fam);
+  });
+
+  it('refuses a token of another issuer or another audience', async () => {
+    const claims = accessClaims(session.user.id);
+    for (const foreign of [
+      { ...claims, iss: 'https://other-issuer.example' },
+      { ...claims, aud: 'https://other-api.example' },
+      { ...claims, aud: [TEST_ISSUER.toUpperCase()] },
+    ]) {
+      expectError(await verifyWithBearer(signAccess(foreign)), 401, 'INVALID_TOKEN');
+    }
+  });
+
+  it('refuses a token that is not typed at+jwt, or that carries a critical header', async () => {
+    const claims = accessClaims(session.user.id);
+    for (const header of [{ typ: 'JWT' }, { typ: undefined }, { crit: ['exp'] }]) {
+      expectError(await verifyWithBearer(signAccess(claims, { header })), 401, 'INVALID_TOKEN');
+    }
+  });
+
+  it('refuses a second spelling of a valid signature', async () => {
+    // 32 bytes take 43 characters; the last one carries 2 spare bits that decoding ignores.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respell = (token: string) =>
+      `${token.slice(0, -1)}${alphabet[alphabet.indexOf(token.at(-1)!) ^ 1]}`;
+    expectError(await verifyWithBearer(respell(session.access)), 401, 'INVALID_TOKEN');
+    const refresh = await t
+      .http()
+      .post('/api/v1/auth/refresh')
+      .set('Cookie', `refresh_token=${respell(session.refresh)}`);
+    expectError(refresh, 401, 'INVALID_TOKEN');
+  });
+
   it('refuses an expired access token', async () => {
-    const token = jwt.sign(
-      {
-        sub: session.user.id,
-        typ: 'access',
-        ver: 0,
-        role: 'user',
-        iat: now() - 1000,
-        exp: now() - 10,
-      },
-      ACCESS_SECRET,
-    );
+    const token = signAccess({
+      ...accessClaims(session.user.id),
+      iat: now() - 1000,
+      exp: now() - 10,
+    });
     const response = await verifyWithBearer(token);
     expectError(response, 401, 'INVALID_TOKEN');
     expect(response.body.message).toMatch(/expired/);
   });
 
   it('refuses alg none', async () => {
-    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
-    const payload = Buffer.from(
-      JSON.stringify({
-        sub: session.user.id,
-        typ: 'access',
-        ver: 0,
-        role: 'user',
-        exp: now() + 600,
-      }),
-    ).toString('base64url');
+    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString(
+      'base64url',
+    );
+    const payload = Buffer.from(JSON.stringify(accessClaims(session.user.id))).toString(
+      'base64url',
+    );
     expectError(await verifyWithBearer(`${header}.${payload}.`), 401, 'INVALID_TOKEN');
   });
 
   it('refuses a token signed with another key', async () => {
-    const token = jwt.sign(
-      { sub: session.user.id, typ: 'access', ver: 0, role: 'user' },
-      'another-secret-another-secret-another-secret',
-      { expiresIn: 600 },
-    );
+    const token = signAccess(accessClaims(session.user.id), {
+      secret: 'another-secret-another-secret-another-secret',
+    });
     expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
   });
 
-  it('refuses a token that brings its own key in the header (jwk)', async () => {
+  it('refuses a token that names its own key (jwk, jku, x5u, a path as kid)', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const token = jwt.sign(
-      { sub: session.user.id, typ: 'access', ver: 0, role: 'user' },
-      privateKey,
-      {
-        algorithm: 'ES256',
-        expiresIn: 600,
-        header: { alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) } as jwt.JwtHeader,
-      },
-    );
-    expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
+    const claims = accessClaims(session.user.id);
+    const jwk = jwt.sign(claims, privateKey, {
+      algorithm: 'ES256',
+      header: {
+        alg: 'ES256',
+        typ: 'at+jwt',
+        jwk: publicKey.export({ format: 'jwk' }),
+      } as jwt.JwtHeader,
+    });
+    expectError(await verifyWithBearer(jwk), 401, 'INVALID_TOKEN');
+    const stranger = 'a-stranger-secret-a-stranger-secret-0123';
+    for (const header of [
+      { jku: 'https://attacker.example/jwks.json' },
+      { x5u: 'https://attacker.example/cert.pem' },
+      { kid: '../../../../dev/null' },
+    ]) {
+      const token = signAccess(claims, { secret: stranger, header });
+      expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
+    }
   });
 
   it('refuses a refresh token where an access token is expected', async () => {
@@ -117,11 +166,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it('refuses an access-shaped token signed with the refresh secret', async () => {
-    const token = jwt.sign(
-      { sub: session.user.id, typ: 'access', ver: 0, role: 'user' },
-      REFRESH_SECRET,
-      { expiresIn: 600 },
-    );
+    const token = signAccess(accessClaims(session.user.id), { secret: REFRESH_SECRET });
     expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
   });
 
@@ -143,10 +188,9 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it('refuses tokens whose claims are missing, so no lookup runs on an absent value', async () => {
-    const noSubject = jwt.sign({ typ: 'access', ver: 0, role: 'user' }, ACCESS_SECRET, {
-      expiresIn: 600,
-    });
-    expectError(await verifyWithBearer(noSubject), 401, 'INVALID_TOKEN');
+    const noSubject = accessClaims(session.user.id);
+    delete noSubject.sub;
+    expectError(await verifyWithBearer(signAccess(noSubject)), 401, 'INVALID_TOKEN');
     const noId = jwt.sign({ sub: session.user.id, typ: 'refresh' }, REFRESH_SECRET, {
       expiresIn: 600,
     });
@@ -158,10 +202,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it('refuses a token of a user that does not exist', async () => {
-    const token = jwt.sign({ sub: 'user_1', typ: 'access', ver: 0, role: 'user' }, ACCESS_SECRET, {
-      expiresIn: 600,
-    });
-    expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
+    expectError(await verifyWithBearer(signAccess(accessClaims('user_1'))), 401, 'INVALID_TOKEN');
   });
 });
 
@@ -204,6 +245,25 @@ describe('refresh rotation and logout', () => {
     expect(successors.size).toBe(1);
     const [successor] = successors;
     await refresh(successor).expect(200);
+  });
+
+  it('never issues two equal access tokens, even for one session in one second', async () => {
+    const session = await registerAndLogin(t);
+    // Parallel refreshes: one user, one session family, one token version, one or two seconds.
+    const responses = await Promise.all(Array.from({ length: 6 }, () => refresh(session.refresh)));
+    const tokens = responses.map((response) => cookiesOf(response).access_token.value);
+    const claims = tokens.map((token) => jwt.decode(token) as Record<string, unknown>);
+    // The largest group issued in one second: six requests do not take six seconds.
+    const sameSecond = claims
+      .map((first) => claims.filter((other) => other.iat === first.iat))
+      .reduce((largest, group) => (group.length > largest.length ? group : largest));
+    const [first] = sameSecond;
+    expect(sameSecond.length).toBeGreaterThan(1);
+    for (const other of sameSecond) {
+      expect(other).toMatchObject({ sub: first.sub, sid: first.sid, ver: first.ver });
+    }
+    expect(new Set(tokens).size).toBe(tokens.length);
+    expect(new Set(claims.map((other) => other.jti)).size).toBe(tokens.length);
   });
 
   it('answers a retired token inside the grace window with the live end of the chain', async () => {
@@ -297,17 +357,11 @@ describe('refresh rotation and logout', () => {
 
   it('logs out by the refresh cookie when the access token has expired', async () => {
     const session = await registerAndLogin(t);
-    const expired = jwt.sign(
-      {
-        sub: session.user.id,
-        typ: 'access',
-        ver: 0,
-        role: 'user',
-        iat: now() - 1000,
-        exp: now() - 1,
-      },
-      ACCESS_SECRET,
-    );
+    const expired = signAccess({
+      ...accessClaims(session.user.id),
+      iat: now() - 1000,
+      exp: now() - 1,
+    });
     await t
       .http()
       .post('/api/v1/auth/logout')

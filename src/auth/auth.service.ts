@@ -7,7 +7,11 @@ import { Database } from '../database/database.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { Metrics } from '../metrics/metrics.service';
 import { AccessTokensService } from '../tokens/access-tokens.service';
-import { RefreshClaims, RefreshTokensService } from '../tokens/refresh-tokens.service';
+import {
+  IssuedRefreshToken,
+  RefreshClaims,
+  RefreshTokensService,
+} from '../tokens/refresh-tokens.service';
 import { RevocationService } from '../tokens/revocation.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
@@ -107,7 +111,7 @@ export class AuthService {
     }
     const started = await this.refreshTokens.start(user.id, user.passwordHash, client);
     if (!started) throw new AppException('LOGIN_FAILED');
-    return this.session(started.user, started.refresh.token, started.refresh.expiresIn);
+    return this.session(started.user, started.refresh);
   }
 
   async refresh(claims: RefreshClaims, client?: ClientInfo): Promise<Session> {
@@ -127,7 +131,7 @@ export class AuthService {
             : 'The refresh token is invalid or has expired',
       });
     }
-    return this.session(result.user, result.refresh.token, result.refresh.expiresIn);
+    return this.session(result.user, result.refresh);
   }
 
   /** Signed in by access token (a User) or, when that has expired, by refresh token (claims). */
@@ -142,15 +146,16 @@ export class AuthService {
     });
   }
 
-  private session(user: User, refreshToken: string, refreshExpiresIn: number): Session {
-    const access = this.accessTokens.issue(user);
+  /** The access token names the refresh token's session family (`sid`). */
+  private session(user: User, refresh: IssuedRefreshToken): Session {
+    const access = this.accessTokens.issue(user, refresh.family);
     return {
       user,
       tokens: {
         accessToken: access.token,
         accessExpiresIn: access.expiresIn,
-        refreshToken,
-        refreshExpiresIn,
+        refreshToken: refresh.token,
+        refreshExpiresIn: refresh.expiresIn,
       },
     };
   }

@@ -27,8 +27,8 @@ interface Context {
 }
 
 /**
- * The access-token keys. HS256 takes the access secret as before. EdDSA and ES256 take the signing
- * key from JWT_PRIVATE_KEY(_FILE), required in production, or generate it into DATA_DIR
+ * The access-token keys. HS256 takes the access secret as before. ES256 takes the signing
+ * key from JWT_PRIVATE_KEY(_FILE), required in production, or generates it into DATA_DIR
  * otherwise; JWT_PREVIOUS_PUBLIC_KEYS(_FILE) adds keys that still verify.
  */
 export function readAccessSigning(
@@ -40,7 +40,7 @@ export function readAccessSigning(
   if (algorithm === 'HS256') {
     // A key pair configured under the default algorithm is a forgotten JWT_ALGORITHM.
     const stray = KEY_VARIABLES.find((name) => read.string(name) !== undefined);
-    if (stray) throw new ConfigError(stray, 'is used only with JWT_ALGORITHM=EdDSA or ES256');
+    if (stray) throw new ConfigError(stray, 'is used only with JWT_ALGORITHM=ES256');
     if (accessSecret === undefined) throw new ConfigError('JWT_ACCESS_SECRET', 'is required');
     return { algorithm, secret: accessSecret };
   }

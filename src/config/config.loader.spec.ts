@@ -28,7 +28,13 @@ describe('loadConfig', () => {
       apiDocs: true,
     });
     expect(config.database.url).toBe('sqlite:./data/auth.sqlite');
-    expect(config.jwt).toMatchObject({ accessTtl: 900, refreshTtl: 604800, refreshReuseGrace: 10 });
+    expect(config.jwt).toMatchObject({
+      issuer: 'http://localhost:3000',
+      audience: 'http://localhost:3000',
+      accessTtl: 900,
+      refreshTtl: 604800,
+      refreshReuseGrace: 10,
+    });
     expect(config.cookies).toEqual({ secure: true, sameSite: 'lax' });
     expect(config.throttle).toEqual({ ttl: 900, limit: 50, authLimit: 5 });
     expect(config.log).toEqual({ level: 'info' });
@@ -43,6 +49,37 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       outboxDir: join(dataDir, 'mail'),
       from: 'no-reply@localhost',
+    });
+  });
+
+  it('names the access tokens after PUBLIC_URL unless JWT_ISSUER and JWT_AUDIENCE say otherwise', () => {
+    const derived = loadConfig({
+      ...SECRETS,
+      DATA_DIR: dataDir,
+      PUBLIC_URL: 'https://auth.example.com/',
+    });
+    expect(derived.jwt).toMatchObject({
+      issuer: 'https://auth.example.com',
+      audience: 'https://auth.example.com',
+    });
+    const issuerOnly = loadConfig({
+      ...SECRETS,
+      DATA_DIR: dataDir,
+      JWT_ISSUER: 'https://id.example',
+    });
+    expect(issuerOnly.jwt).toMatchObject({
+      issuer: 'https://id.example',
+      audience: 'https://id.example',
+    });
+    const both = loadConfig({
+      ...SECRETS,
+      DATA_DIR: dataDir,
+      JWT_ISSUER: 'https://id.example',
+      JWT_AUDIENCE: 'https://api.example',
+    });
+    expect(both.jwt).toMatchObject({
+      issuer: 'https://id.example',
+      audience: 'https://api.example',
     });
   });
 
@@ -159,6 +196,7 @@ describe('loadConfig', () => {
   });
 
   describe('access-token algorithm and keys', () => {
+    const p256 = () => generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const ed25519 = () => generateKeyPairSync('ed25519');
     const pem = (key: { export(options: object): string | Buffer }, type: 'pkcs8' | 'spki') =>
       key.export({ format: 'pem', type }).toString();
@@ -174,18 +212,18 @@ describe('loadConfig', () => {
     });
 
     it('generates a key pair once outside production, and needs no access secret', () => {
-      const first = loadConfig({ DATA_DIR: dataDir, JWT_ALGORITHM: 'eddsa' }).jwt.access;
-      const second = loadConfig({ DATA_DIR: dataDir, JWT_ALGORITHM: 'EdDSA' }).jwt.access;
-      if (first.algorithm === 'HS256' || second.algorithm === 'HS256') throw new Error('EdDSA');
+      const first = loadConfig({ DATA_DIR: dataDir, JWT_ALGORITHM: 'es256' }).jwt.access;
+      const second = loadConfig({ DATA_DIR: dataDir, JWT_ALGORITHM: 'ES256' }).jwt.access;
+      if (first.algorithm === 'HS256' || second.algorithm === 'HS256') throw new Error('ES256');
       expect(first.current.kid).toBe(second.current.kid);
       expect(first.previous).toEqual([]);
-      expect(first.devKeysFile).toBe(join(dataDir, 'jwt-keys', 'EdDSA.json'));
+      expect(first.devKeysFile).toBe(join(dataDir, 'jwt-keys', 'ES256.json'));
       expect(statSync(first.devKeysFile!).mode & 0o777).toBe(0o600);
     });
 
     it('takes the keys from files in production, without an access secret', () => {
-      const current = ed25519();
-      const retired = ed25519();
+      const current = p256();
+      const retired = p256();
       const keyFile = join(dataDir, 'current.pem');
       const previousFile = join(dataDir, 'previous.pem');
       writeFileSync(keyFile, pem(current.privateKey, 'pkcs8'));
@@ -197,11 +235,11 @@ describe('loadConfig', () => {
       const access = loadConfig({
         ...production,
         DATA_DIR: dataDir,
-        JWT_ALGORITHM: 'EdDSA',
+        JWT_ALGORITHM: 'ES256',
         JWT_PRIVATE_KEY_FILE: keyFile,
         JWT_PREVIOUS_PUBLIC_KEYS_FILE: previousFile,
       }).jwt.access;
-      if (access.algorithm !== 'EdDSA') throw new Error('EdDSA');
+      if (access.algorithm !== 'ES256') throw new Error('ES256');
       expect(access.devKeysFile).toBeUndefined();
       expect(access.previous.map((key) => key.kid)).toHaveLength(1);
       expect(access.previous[0].kid).not.toBe(access.current.kid);
@@ -210,22 +248,26 @@ describe('loadConfig', () => {
     it.each([
       [
         { JWT_ALGORITHM: 'RS256' },
-        'Invalid configuration: JWT_ALGORITHM must be one of HS256, EdDSA, ES256 (got "RS256")',
+        'Invalid configuration: JWT_ALGORITHM must be one of HS256, ES256 (got "RS256")',
       ],
       [
-        { ...production, JWT_ALGORITHM: 'EdDSA' },
-        'Invalid configuration: JWT_PRIVATE_KEY (or JWT_PRIVATE_KEY_FILE) is required when NODE_ENV=production and JWT_ALGORITHM=EdDSA',
+        { JWT_ALGORITHM: 'eddsa' },
+        'Invalid configuration: JWT_ALGORITHM cannot be EdDSA any more (jsonwebtoken, under @nestjs/jwt and passport-jwt, has no EdDSA): use ES256',
+      ],
+      [
+        { ...production, JWT_ALGORITHM: 'ES256' },
+        'Invalid configuration: JWT_PRIVATE_KEY (or JWT_PRIVATE_KEY_FILE) is required when NODE_ENV=production and JWT_ALGORITHM=ES256',
       ],
       [
         { JWT_PRIVATE_KEY: 'x' },
-        'Invalid configuration: JWT_PRIVATE_KEY is used only with JWT_ALGORITHM=EdDSA or ES256',
+        'Invalid configuration: JWT_PRIVATE_KEY is used only with JWT_ALGORITHM=ES256',
       ],
       [
         { JWT_PREVIOUS_PUBLIC_KEYS_FILE: '/nowhere' },
-        'Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS_FILE is used only with JWT_ALGORITHM=EdDSA or ES256',
+        'Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS_FILE is used only with JWT_ALGORITHM=ES256',
       ],
       [
-        { JWT_ALGORITHM: 'EdDSA', JWT_PRIVATE_KEY: 'x', JWT_PRIVATE_KEY_FILE: '/x' },
+        { JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEY: 'x', JWT_PRIVATE_KEY_FILE: '/x' },
         'Invalid configuration: JWT_PRIVATE_KEY_FILE cannot be set together with JWT_PRIVATE_KEY',
       ],
       [
@@ -245,23 +287,20 @@ describe('loadConfig', () => {
       ],
       [
         {
-          JWT_ALGORITHM: 'EdDSA',
-          JWT_PRIVATE_KEY: pem(ed25519().privateKey, 'pkcs8'),
-          JWT_PREVIOUS_PUBLIC_KEYS: pem(
-            generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey,
-            'spki',
-          ),
+          JWT_ALGORITHM: 'ES256',
+          JWT_PRIVATE_KEY: pem(p256().privateKey, 'pkcs8'),
+          JWT_PREVIOUS_PUBLIC_KEYS: pem(ed25519().publicKey, 'spki'),
         },
-        'Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS must be an Ed25519 key for JWT_ALGORITHM=EdDSA (number 1) (got ec prime256v1)',
+        'Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS must be a P-256 (prime256v1) key for JWT_ALGORITHM=ES256 (number 1) (got ed25519)',
       ],
     ])('refuses %j with one line naming the variable', (env, message) => {
       expect(() => loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env })).toThrow(message);
     });
 
     it('refuses a damaged generated key file, naming it', () => {
-      const env = { DATA_DIR: dataDir, JWT_ALGORITHM: 'EdDSA' };
+      const env = { DATA_DIR: dataDir, JWT_ALGORITHM: 'ES256' };
       loadConfig(env);
-      const file = join(dataDir, 'jwt-keys', 'EdDSA.json');
+      const file = join(dataDir, 'jwt-keys', 'ES256.json');
       writeFileSync(file, 'garbage');
       expect(() => loadConfig(env)).toThrow(
         `Invalid configuration: DATA_DIR holds ${file}, which is not valid JSON: delete it to generate a new key`,

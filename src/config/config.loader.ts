@@ -28,7 +28,9 @@ export function loadConfig(env: RawEnv): Config {
   const dataDir = resolve(read.string('DATA_DIR') ?? './data');
   const corsOrigins = read.origins('CORS_ORIGINS', ['http://localhost:5173']);
   const accessTtl = read.int('ACCESS_TOKEN_TTL', 900, 1, DAY);
-  const algorithm = read.oneOf('JWT_ALGORITHM', 'HS256', ACCESS_ALGORITHMS);
+  const algorithm = readAlgorithm(read);
+  const publicUrl = read.url('PUBLIC_URL', `http://localhost:${port}`);
+  const issuer = read.string('JWT_ISSUER') ?? publicUrl;
   const { accessSecret, refreshSecret } = readSecrets(
     read,
     production,
@@ -43,7 +45,7 @@ export function loadConfig(env: RawEnv): Config {
       port,
       httpPlatform: readHttpPlatform(env),
       host: read.string('HOST'),
-      publicUrl: read.url('PUBLIC_URL', `http://localhost:${port}`),
+      publicUrl,
       appName: read.string('APP_NAME') ?? 'Auth Service',
       corsOrigins,
       appOrigins: read.origins('APP_ORIGINS', corsOrigins),
@@ -57,6 +59,9 @@ export function loadConfig(env: RawEnv): Config {
     },
     jwt: {
       access: readAccessSigning(read, algorithm, accessSecret, { production, dataDir, accessTtl }),
+      issuer,
+      // One audience by default: the API this service fronts, named as its issuer.
+      audience: read.string('JWT_AUDIENCE') ?? issuer,
       refreshSecret,
       accessTtl,
       refreshTtl: read.int('REFRESH_TOKEN_TTL', 7 * DAY, accessTtl, 365 * DAY),
@@ -97,6 +102,17 @@ export function loadConfig(env: RawEnv): Config {
 /** Read on its own too: the platform is chosen before the app (and the rest of this) is built. */
 export function readHttpPlatform(env: RawEnv): HttpPlatform {
   return new EnvReader(env).oneOf('HTTP_PLATFORM', 'express', HTTP_PLATFORMS);
+}
+
+/** EdDSA was accepted once; a deployment that still names it is told why it stopped. */
+function readAlgorithm(read: EnvReader) {
+  if (read.string('JWT_ALGORITHM')?.toLowerCase() === 'eddsa') {
+    throw new ConfigError(
+      'JWT_ALGORITHM',
+      'cannot be EdDSA any more (jsonwebtoken, under @nestjs/jwt and passport-jwt, has no EdDSA): use ES256',
+    );
+  }
+  return read.oneOf('JWT_ALGORITHM', 'HS256', ACCESS_ALGORITHMS);
 }
 
 function readDatabaseUrl(read: EnvReader): string {

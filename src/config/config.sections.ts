@@ -49,6 +49,10 @@ export type AccessSigning =
 
 export class JwtConfig {
   readonly access!: AccessSigning;
+  /** `iss` of every access token (RFC 9068): this service, as resource servers name it. */
+  readonly issuer!: string;
+  /** `aud` of every access token: the resource servers that accept them. */
+  readonly audience!: string;
   /** Refresh tokens are always HS256: only this service ever verifies them. */
   readonly refreshSecret!: string;
   readonly accessTtl!: number;

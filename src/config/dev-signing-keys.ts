@@ -124,10 +124,8 @@ function writeStored(file: string, stored: StoredKeys): void {
 }
 
 function generatePrivateKey(algorithm: AsymmetricAlgorithm): string {
-  const { privateKey } =
-    algorithm === 'EdDSA'
-      ? generateKeyPairSync('ed25519')
-      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const curves: Record<AsymmetricAlgorithm, string> = { ES256: 'P-256' };
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: curves[algorithm] });
   return privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 }
 

@@ -37,7 +37,7 @@ export class EnvReader {
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
-    // Case-insensitive, returned as spelled in `allowed` (eddsa is EdDSA).
+    // Case-insensitive, returned as spelled in `allowed` (es256 is ES256).
     const match = allowed.find((value) => value.toLowerCase() === raw.toLowerCase());
     if (match === undefined) {
       throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);

@@ -1,9 +1,13 @@
 import { KeyObject, createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 
-export type AccessAlgorithm = 'HS256' | 'EdDSA' | 'ES256';
+/**
+ * What jsonwebtoken signs and verifies. EdDSA is not among them: jsonwebtoken has no EdDSA, and
+ * the tokens go through @nestjs/jwt and passport-jwt, which are built on it.
+ */
+export type AccessAlgorithm = 'HS256' | 'ES256';
 export type AsymmetricAlgorithm = Exclude<AccessAlgorithm, 'HS256'>;
 
-export const ACCESS_ALGORITHMS: readonly AccessAlgorithm[] = ['HS256', 'EdDSA', 'ES256'];
+export const ACCESS_ALGORITHMS: readonly AccessAlgorithm[] = ['HS256', 'ES256'];
 
 /** The public members of a key as JWK: `kty`, `crv`, `x` and, for EC, `y`. */
 export type PublicJwk = Readonly<Record<'kty' | 'crv' | 'x', string> & { y?: string }>;
@@ -21,7 +25,6 @@ export interface SigningKey extends VerificationKey {
 
 /** One curve per algorithm: a verifier that knows the algorithm knows the key type. */
 const CURVES: Record<AsymmetricAlgorithm, { keyType: string; curve?: string; name: string }> = {
-  EdDSA: { keyType: 'ed25519', name: 'an Ed25519' },
   ES256: { keyType: 'ec', curve: 'prime256v1', name: 'a P-256 (prime256v1)' },
 };
 

@@ -51,7 +51,10 @@ export class VerifiedEmailDataModel {
 
 /** `X-Token-Delivery: body`: the tokens in the body, no envelope, no cookies. */
 export class TokenResponseModel {
-  @ApiProperty({ description: 'JWT, valid for ACCESS_TOKEN_TTL seconds.' })
+  @ApiProperty({
+    description:
+      'JWT (RFC 9068: typ at+jwt; iss, aud, sub, iat, exp, jti, sid), valid for ACCESS_TOKEN_TTL seconds.',
+  })
   access_token!: string;
 
   @ApiProperty({ description: 'Send it back as the refresh_token cookie to /auth/refresh.' })
@@ -81,19 +84,19 @@ export class HealthDataModel {
 }
 
 export class JwkModel {
-  @ApiProperty({ enum: ['OKP', 'EC'] })
+  @ApiProperty({ enum: ['EC'] })
   kty!: string;
 
   @ApiProperty({ description: 'RFC 7638 thumbprint; access tokens name it in their header.' })
   kid!: string;
 
-  @ApiProperty({ enum: ['EdDSA', 'ES256'] })
+  @ApiProperty({ enum: ['ES256'] })
   alg!: string;
 
   @ApiProperty({ enum: ['sig'] })
   use!: string;
 
-  @ApiPropertyOptional({ enum: ['Ed25519', 'P-256'] })
+  @ApiPropertyOptional({ enum: ['P-256'] })
   crv?: string;
 
   @ApiPropertyOptional()

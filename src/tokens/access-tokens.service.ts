@@ -1,11 +1,23 @@
 import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
 import { JwtConfig } from '../config/config.sections';
 import { User } from '../users/user.entity';
-import { AsymmetricJwt, PublishedJwk } from './asymmetric-jwt';
-import { BaseClaims, JwtSigner, epochSeconds } from './jwt-signer';
+import { AccessTokenKeys, JwkSet } from './access-token-keys';
 
-export interface AccessClaims extends BaseClaims {
-  typ: 'access';
+export type { JwkSet, PublishedJwk } from './access-token-keys';
+
+/** An access token's claims (RFC 9068), and what the service needs to revoke it. */
+export interface AccessClaims {
+  iss: string;
+  aud: string;
+  sub: string;
+  iat: number;
+  exp: number;
+  /** Random per token: two tokens for one user in one second still differ. */
+  jti: string;
+  /** The session family (the refresh-token chain of one login) the token was issued to. */
+  sid: string;
   /** The user's token version at issue; a bump (logout, reset, theft) revokes the token. */
   ver: number;
   role: string;
@@ -17,46 +29,44 @@ export interface IssuedAccessToken {
   expiresIn: number;
 }
 
-export interface JwkSet {
-  keys: PublishedJwk[];
-}
-
+/**
+ * Access tokens through JwtModule's JwtService (registered in TokensModule with the configured
+ * key, algorithm, `typ`, issuer, audience and lifetime).
+ */
 @Injectable()
 export class AccessTokensService {
-  private readonly signer: JwtSigner | AsymmetricJwt;
-  /** The public keys other services verify with; none for HS256, whose secret is never shared. */
-  readonly jwks: Readonly<JwkSet>;
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly keys: AccessTokenKeys,
+    private readonly config: JwtConfig,
+  ) {}
 
-  constructor(private readonly jwt: JwtConfig) {
-    const access = jwt.access;
-    this.signer =
-      access.algorithm === 'HS256'
-        ? new JwtSigner(access.secret, 'access')
-        : new AsymmetricJwt(access.algorithm, access.current, access.previous);
-    this.jwks = Object.freeze(
-      this.signer instanceof AsymmetricJwt ? this.signer.jwks : { keys: [] },
-    );
+  /** The public keys other services verify with; none for HS256, whose secret is never shared. */
+  get jwks(): Readonly<JwkSet> {
+    return this.keys.jwks;
   }
 
-  issue(user: User): IssuedAccessToken {
-    const iat = epochSeconds();
-    const claims: AccessClaims = {
-      sub: user.id,
-      typ: 'access',
+  /** A token for `user` in the session family `sessionId`. */
+  issue(user: User, sessionId: string): IssuedAccessToken {
+    const claims: Pick<AccessClaims, 'sid' | 'ver' | 'role'> = {
+      sid: sessionId,
       ver: user.tokenVersion,
       role: user.role,
-      iat,
-      exp: iat + this.jwt.accessTtl,
     };
-    return { token: this.signer.sign({ ...claims }), expiresIn: this.jwt.accessTtl };
+    const token = this.jwt.sign(claims, { subject: user.id, jwtid: randomUUID() });
+    // JwtModule signs with expiresIn ACCESS_TOKEN_TTL.
+    return { token, expiresIn: this.config.accessTtl };
   }
 
   /**
-   * The claims of a token signed with the configured algorithm and a known key, unexpired; a
-   * refused token throws jsonwebtoken's error. Synchronous: keys were prepared at boot.
+   * The claims of a token the service issued and would accept (algorithm, key, type, issuer,
+   * audience, expiry); a refused token throws jsonwebtoken's error. Requests are checked by the
+   * passport strategy instead; this is for code that holds a token outside a request.
    */
-  verify(token: string): unknown {
-    return this.signer.verify(token);
+  verify(token: string): AccessClaims {
+    const payload: unknown = this.jwt.verify(token);
+    if (!AccessTokensService.isAccessClaims(payload)) throw new Error('not an access token');
+    return payload;
   }
 
   /** The token's claims are well-formed and of the access kind (signature already checked). */
@@ -65,9 +75,9 @@ export class AccessTokensService {
     return (
       typeof claims === 'object' &&
       claims !== null &&
-      claims.typ === 'access' &&
       typeof claims.sub === 'string' &&
-      typeof claims.ver === 'number'
+      typeof claims.ver === 'number' &&
+      typeof claims.exp === 'number'
     );
   }
 }

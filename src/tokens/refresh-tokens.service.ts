@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, IsNull } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
@@ -7,13 +8,18 @@ import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { BaseClaims, JwtSigner, epochSeconds } from './jwt-signer';
+import { epochSeconds } from './epoch-seconds';
+import { REFRESH_JWT } from './jwt-options';
 import { RefreshSession } from './refresh-session.entity';
 import { RevocationService } from './revocation.service';
 import { hashToken, randomToken, successorJti } from './token-hash';
 
-export interface RefreshClaims extends BaseClaims {
+export interface RefreshClaims {
+  sub: string;
+  /** The purpose: no other token of the service carries it. */
   typ: 'refresh';
+  iat: number;
+  exp: number;
   jti: string;
   /** The session family: every token rotated from one login. */
   fam: string;
@@ -23,6 +29,8 @@ export interface IssuedRefreshToken {
   token: string;
   /** Seconds. */
   expiresIn: number;
+  /** The session family, which the access tokens issued beside it name as `sid`. */
+  family: string;
 }
 
 export type RotationResult =
@@ -39,17 +47,14 @@ const MAX_CHAIN = 16;
 
 @Injectable()
 export class RefreshTokensService {
-  readonly signer: JwtSigner;
-
   constructor(
     private readonly jwt: JwtConfig,
+    @Inject(REFRESH_JWT) private readonly signer: JwtService,
     private readonly database: Database,
     private readonly revocation: RevocationService,
     private readonly users: UsersService,
     private readonly audit: AuditTrail,
-  ) {
-    this.signer = new JwtSigner(jwt.refreshSecret, 'refresh');
-  }
+  ) {}
 
   /**
    * A new session family, at login. The password was checked before (that takes a while); here,
@@ -264,7 +269,10 @@ export class RefreshTokensService {
     return this.reissue(row, jti);
   }
 
-  /** Signs the token for a stored session: the same row always gives the same token. */
+  /**
+   * Signs the token for a stored session: the same row always gives the same token (every claim,
+   * `iat` and `exp` included, comes from the row, and HS256 has no randomness).
+   */
   private reissue(row: RefreshSession, jti: string): IssuedRefreshToken {
     const iat = epochSeconds(row.createdAt);
     const exp = epochSeconds(row.expiresAt);
@@ -279,6 +287,7 @@ export class RefreshTokensService {
     return {
       token: this.signer.sign({ ...claims }),
       expiresIn: Math.max(0, exp - epochSeconds()),
+      family: row.familyId,
     };
   }
 
@@ -289,6 +298,7 @@ export class RefreshTokensService {
       claims !== null &&
       claims.typ === 'refresh' &&
       typeof claims.sub === 'string' &&
+      typeof claims.exp === 'number' &&
       typeof claims.jti === 'string' &&
       typeof claims.fam === 'string'
     );

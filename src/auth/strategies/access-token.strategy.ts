@@ -1,24 +1,34 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import { Strategy } from 'passport-jwt';
+import { JwtConfig } from '../../config/config.sections';
+import { AccessTokenKeys } from '../../tokens/access-token-keys';
 import { AccessTokensService } from '../../tokens/access-tokens.service';
+import { accessVerifyOptions } from '../../tokens/jwt-options';
 import { User } from '../../users/user.entity';
 import { UsersService } from '../../users/users.service';
-import { JwtVerifierStrategy } from './jwt-verifier.strategy';
+import { keyFromHeader } from './key-from-header';
 import { accessToken } from './token-extractors';
 
 export const ACCESS_STRATEGY = 'access-token';
 
 /**
- * Access token from `Authorization: Bearer` or the `access_token` cookie, verified with the
- * configured algorithm only (HS256, EdDSA or ES256) and, for a key pair, a known `kid` only.
+ * Access token from `Authorization: Bearer` or the `access_token` cookie (the header wins),
+ * verified by passport-jwt with the configured algorithm only (HS256 or ES256), `typ: at+jwt`,
+ * this service's issuer and audience, and for a key pair a configured `kid` only.
  */
 @Injectable()
-export class AccessTokenStrategy extends PassportStrategy(JwtVerifierStrategy, ACCESS_STRATEGY) {
+export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRATEGY) {
   constructor(
-    tokens: AccessTokensService,
+    jwt: JwtConfig,
+    keys: AccessTokenKeys,
     private readonly users: UsersService,
   ) {
-    super({ extract: accessToken, verify: (token: string) => tokens.verify(token) });
+    super({
+      jwtFromRequest: accessToken,
+      secretOrKeyProvider: keyFromHeader(keys.keyFor),
+      ...accessVerifyOptions(jwt, keys),
+    });
   }
 
   /**

@@ -1,0 +1,4 @@
+/** JWT time: whole seconds since the epoch. */
+export function epochSeconds(date: Date = new Date()): number {
+  return Math.floor(date.getTime() / 1000);
+}
