@@ -110,7 +110,7 @@ async function main() {
       ...medianOf(rounds.map((figures) => figures[i])),
     }));
     report(rows, medianOf(rounds.flat().map((f) => f.hashBound)), { choosesPlatform });
-    console.log(`Took ${Math.round((Date.now() - started) / 60000)} min.`);
+    console.log(`Took ${fmt((Date.now() - started) / 60000, 1)} min.`);
   } finally {
     for (const reference of Object.values(references)) reference.stop();
     for (const { database, server } of services) {
