@@ -1,10 +1,19 @@
 'use strict';
 // The platform's ceiling: a bare node:http server doing the service's token work from memory.
-// verify-token: JWT check (HS256, pinned, KeyObject) + revocation version lookup in a Map.
+// verify-token: JWT check (HS256, pinned, KeyObject; issuer, audience and `typ` checked, the
+// token shaped as the service's: reference-tokens.js) + revocation version lookup in a Map.
 // refresh: JWT check + session lookup, rotation to a new session, both tokens signed, cookies set.
 const http = require('node:http');
 const { createSecretKey, randomBytes } = require('node:crypto');
 const jwt = require('jsonwebtoken');
+const {
+  accessPayload,
+  accessSignOptions,
+  accessUser,
+  accessVerifyOptions,
+  newUser,
+  publicUser,
+} = require('./reference-tokens');
 
 const accessKey = createSecretKey(randomBytes(48));
 const refreshKey = createSecretKey(randomBytes(48));
@@ -20,10 +29,7 @@ function issue(user) {
   const jti = randomBytes(32).toString('base64url');
   sessions.set(jti, { userId: user.id, rotated: false });
   return {
-    access: sign(
-      { sub: user.id, typ: 'access', ver: user.version, iat: now, exp: now + 900 },
-      accessKey,
-    ),
+    access: jwt.sign(accessPayload(user, jti), accessKey, accessSignOptions),
     refresh: sign({ sub: user.id, typ: 'refresh', jti, iat: now, exp: now + 604800 }, refreshKey),
   };
 }
@@ -62,7 +68,6 @@ function verify(token, key, typ) {
   }
 }
 
-const view = (u) => ({ id: u.id, email: u.email, username: u.username, role: u.role });
 const invalid = {
   success: false,
   message: 'The token is invalid or has expired',
@@ -72,14 +77,19 @@ const invalid = {
 const server = http.createServer((req, res) => {
   if (req.url === '/api/v1/auth/verify-token') {
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization || '');
-    const claims = verify(
-      bearer ? bearer[1] : cookie(req, 'access_token') || '',
-      accessKey,
-      'access',
-    );
-    const user = claims && users.get(claims.sub);
-    if (!user || user.version !== claims.ver) return send(res, 401, invalid);
-    return send(res, 200, { success: true, message: 'Token is valid', data: { user: view(user) } });
+    let user;
+    try {
+      const token = bearer ? bearer[1] : cookie(req, 'access_token') || '';
+      user = accessUser(jwt.verify(token, accessKey, accessVerifyOptions), users);
+    } catch {
+      user = undefined;
+    }
+    if (!user) return send(res, 401, invalid);
+    return send(res, 200, {
+      success: true,
+      message: 'Token is valid',
+      data: { user: publicUser(user) },
+    });
   }
   if (req.url === '/api/v1/auth/refresh' && req.method === 'POST') {
     req.resume();
@@ -91,16 +101,13 @@ const server = http.createServer((req, res) => {
     return send(
       res,
       200,
-      { success: true, message: 'Token refreshed', data: { user: view(user) } },
+      { success: true, message: 'Token refreshed', data: { user: publicUser(user) } },
       issue(user),
     );
   }
   if (req.url === '/bench/session' && req.method === 'POST') {
     req.resume();
-    const id = `user_${users.size + 1}`;
-    const user = { id, email: `${id}@example.com`, username: id, role: 'user', version: 0 };
-    users.set(id, user);
-    const tokens = issue(user);
+    const tokens = issue(newUser(users));
     return send(res, 200, { access_token: tokens.access, refresh_token: tokens.refresh });
   }
   send(res, 404, { success: false, message: 'Route not found', error: 'NOT_FOUND' });

@@ -1,9 +1,19 @@
 'use strict';
-// npm run bench: the service against the platform's ceiling on this machine. See docs/performance.md.
-// BENCH_DURATION (seconds per measurement, default 5), BENCH_RUNS (default 3, the median is kept),
-// BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306; unreachable: the MariaDB part is skipped).
+// npm run bench: the service on each HTTP platform against two references on this machine, the
+// bare node:http ceiling and a minimal Nest app on Express. See docs/performance.md.
+// BENCH_PLATFORMS (comma-separated, default express,fastify: the service's HTTP_PLATFORM),
+// BENCH_DATABASES (default sqlite,mariadb), BENCH_DURATION (seconds per measurement, default 5),
+// BENCH_RUNS (default 3, the median is kept), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306;
+// unreachable: the MariaDB part is skipped).
 const { execSync, fork } = require('node:child_process');
-const { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } = require('node:fs');
+const {
+  mkdtempSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} = require('node:fs');
 const { availableParallelism, cpus, tmpdir, totalmem } = require('node:os');
 const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
@@ -13,77 +23,146 @@ const { NODE_FLAGS, ROOT, startBuiltService } = require('./service');
 
 const DURATION = Number(process.env.BENCH_DURATION || 5);
 const RUNS = Number(process.env.BENCH_RUNS || 3);
+const PLATFORMS = choice('BENCH_PLATFORMS', ['express', 'fastify']);
+const DATABASES = choice('BENCH_DATABASES', ['sqlite', 'mariadb']);
 const COST = Number(process.env.BCRYPT_COST || 10);
 const CONNECTIONS = 50;
 const REFRESH_CONNECTIONS = 20;
 const LOGIN_CONNECTIONS = 16;
 const PROBE_RATE = 400;
 const PASSWORD = 'bench-password-1';
+/** Load runs per service and round (three verify, two refresh, login, p99 alone, p99 in a storm). */
+const MEASUREMENTS = 8;
+/** Seconds per service and round besides the load: sessions, the hash bound, autocannon start. */
+const ROUND_OVERHEAD = 4;
+
+const REFERENCES = {
+  node: 'node:http ceiling',
+  nest: 'minimal Nest app (Express)',
+};
+/** Issue 13 item 7: each ratio is the service's figure over its reference's, run just before it. */
+const TARGETS = {
+  express: { verifyReference: 'nest', verify: 0.6, refresh: 0.08 },
+  fastify: { verifyReference: 'node', verify: 0.2, refresh: 0.1 },
+};
+const LOGIN_TARGET = 0.85;
+const STORM_TARGET = 3;
+const RSS_TARGET_MB = 200;
+
+/** A comma-separated subset of `all` from the environment; all of them by default. */
+function choice(name, all) {
+  const value = process.env[name];
+  if (!value) return all;
+  const picked = value
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = picked.filter((item) => !all.includes(item));
+  if (unknown.length > 0 || picked.length === 0) {
+    throw new Error(`${name}: expected a comma-separated subset of ${all.join(', ')}`);
+  }
+  return all.filter((item) => picked.includes(item));
+}
 
 async function main() {
+  const started = Date.now();
+  const databases = await reachableDatabases();
+  const plans = databases.flatMap((database) =>
+    PLATFORMS.map((platform) => ({ platform, database })),
+  );
+  const estimate =
+    plans.length * RUNS * (MEASUREMENTS * DURATION + ROUND_OVERHEAD) + plans.length * 6 + 45;
+  console.log(
+    `Measuring ${plans.map(({ platform, database }) => `${platform} on ${database.label}`).join(', ')}: ` +
+      `${RUNS} round(s) of ${MEASUREMENTS} runs of ${DURATION} s each; expected duration about ` +
+      `${Math.ceil(estimate / 60)} min (build included).`,
+  );
   console.log('Building…');
   execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
-  const targets = await databaseTargets();
+  const choosesPlatform = buildReadsPlatform();
+  if (!choosesPlatform) {
+    console.log(
+      'This build never reads HTTP_PLATFORM: every service row measures the one platform it has.',
+    );
+  }
   // Everything starts up front, so each round measures every server within seconds.
-  const ceiling = await startCeiling();
+  const references = {};
   const services = [];
   try {
-    for (const target of targets) {
-      services.push({ target, server: await startService(target) });
+    references.node = await startReference('ceiling-server.js');
+    references.nest = await startReference('nest-minimal.js');
+    for (const plan of plans) {
+      const database = await plan.database.create();
+      services.push({ ...plan, database, server: undefined });
+      services[services.length - 1].server = await startService(database, plan.platform);
     }
     const rounds = [];
     for (let round = 1; round <= RUNS; round++) {
       console.log(`Round ${round} of ${RUNS}…`);
       const figures = [];
-      for (const { server } of services) {
-        // Each service figure is paired with a ceiling run just before it: the machine's speed
-        // drifts within minutes, and a ratio should compare like with like.
-        const ceilingVerify = await verifyRun(ceiling);
-        const verify = await verifyRun(server);
-        const ceilingRefresh = await refreshRun(ceiling);
-        const refresh = await refreshRun(server);
-        // Measured next to the logins it judges: this machine's speed drifts within minutes.
-        const hashBound = measureHashBound();
-        const login = await loginRate(server);
-        const p99Alone = await verifyAtRate(server, PROBE_RATE, DURATION);
-        const p99Storm = await stormP99(server);
-        figures.push({
-          ceilingVerify,
-          ceilingRefresh,
-          verify,
-          refresh,
-          login,
-          verifyShare: verify.rps / ceilingVerify.rps,
-          refreshShare: refresh.rps / ceilingRefresh.rps,
-          hashBound,
-          loginShare: login.ok / hashBound.loginsPerSecond,
-          p99Alone: p99Alone.p99,
-          p99Storm: p99Storm.p99,
-          stormFactor: p99Storm.p99 / Math.max(1, p99Alone.p99),
-        });
-      }
-      rounds.push({ figures });
+      for (const service of services) figures.push(await measure(service, references));
+      rounds.push(figures);
     }
-    const rows = services.map(({ target, server }, i) => ({
-      name: target.name,
+    const rows = services.map(({ platform, database, server }, i) => ({
+      platform,
+      database: database.label,
       rssMb: server.peakRssMb(),
-      ...medianOf(rounds.map((r) => r.figures[i])),
+      ...medianOf(rounds.map((figures) => figures[i])),
     }));
-    report(
-      {
-        verify: medianOf(rounds.flatMap((r) => r.figures.map((f) => f.ceilingVerify))),
-        refresh: medianOf(rounds.flatMap((r) => r.figures.map((f) => f.ceilingRefresh))),
-      },
-      rows,
-      medianOf(rounds.flatMap((r) => r.figures.map((f) => f.hashBound))),
-    );
+    report(rows, medianOf(rounds.flat().map((f) => f.hashBound)), { choosesPlatform });
+    console.log(`Took ${fmt((Date.now() - started) / 60000, 1)} min.`);
   } finally {
-    ceiling.stop();
-    for (const { target, server } of services) {
-      await server.stop();
-      await target.drop();
+    for (const reference of Object.values(references)) reference.stop();
+    for (const { database, server } of services) {
+      await server?.stop();
+      await database.drop();
     }
   }
+}
+
+/**
+ * One round's figures for one service. Each is paired with its reference run just before it: the
+ * machine's speed drifts within minutes, and a ratio should compare like with like.
+ */
+async function measure({ platform, server }, references) {
+  const target = TARGETS[platform].verifyReference;
+  const other = target === 'nest' ? 'node' : 'nest';
+  const verifyOf = {};
+  // The reference the target names runs last, right before the service; the other one before it.
+  verifyOf[other] = await verifyRun(references[other]);
+  verifyOf[target] = await verifyRun(references[target]);
+  const verify = await verifyRun(server);
+  const nodeRefresh = await refreshRun(references.node);
+  const refresh = await refreshRun(server);
+  // Measured next to the logins it judges.
+  const hashBound = measureHashBound();
+  const login = await loginRate(server);
+  const p99Alone = await verifyAtRate(server, PROBE_RATE, DURATION);
+  const p99Storm = await stormP99(server);
+  for (const [name, run] of [
+    ['verify-token', verify],
+    ['refresh', refresh],
+  ]) {
+    if (run.failures > 0) {
+      console.log(`  ${platform}: ${name} had ${run.failures} failed or non-2xx answers`);
+    }
+  }
+  return {
+    nodeVerify: verifyOf.node,
+    nestVerify: verifyOf.nest,
+    verify,
+    nodeRefresh,
+    refresh,
+    login,
+    nodeShare: verify.rps / verifyOf.node.rps,
+    nestShare: verify.rps / verifyOf.nest.rps,
+    refreshShare: refresh.rps / nodeRefresh.rps,
+    hashBound,
+    loginShare: login.ok / hashBound.loginsPerSecond,
+    p99Alone: p99Alone.p99,
+    p99Storm: p99Storm.p99,
+    stormFactor: p99Storm.p99 / Math.max(1, p99Alone.p99),
+  };
 }
 
 /** Figure by figure, the median across rounds (nested objects included). */
@@ -156,42 +235,81 @@ async function stormP99(server) {
   return probe;
 }
 
-async function databaseTargets() {
-  const dir = mkdtempSync(join(tmpdir(), 'auth-bench-'));
-  const targets = [
-    {
-      name: 'SQLite (sql.js)',
-      env: { DATABASE_URL: `sqlite:${join(dir, 'auth.sqlite')}` },
-      drop: async () => rmSync(dir, { recursive: true, force: true }),
-    },
-  ];
-  const server = process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306';
-  try {
-    const mysql = require('mysql2/promise');
-    const name = `auth_bench_${randomBytes(4).toString('hex')}`;
-    const admin = await mysql.createConnection({ uri: server, connectTimeout: 3000 });
-    await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
-    await admin.end();
-    targets.push({
-      name: 'MariaDB',
-      env: { DATABASE_URL: `${server.replace(/\/$/, '')}/${name}` },
-      drop: async () => {
-        const connection = await mysql.createConnection({ uri: server });
-        await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
-        await connection.end();
+/**
+ * The databases of BENCH_DATABASES that can be reached, each able to create a fresh, empty
+ * database per service (two services never share one).
+ */
+async function reachableDatabases() {
+  const databases = [];
+  if (DATABASES.includes('sqlite')) {
+    databases.push({
+      label: 'SQLite (sql.js)',
+      create: async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'auth-bench-'));
+        return {
+          label: 'SQLite (sql.js)',
+          env: { DATABASE_URL: `sqlite:${join(dir, 'auth.sqlite')}` },
+          drop: async () => rmSync(dir, { recursive: true, force: true }),
+        };
       },
     });
-  } catch (error) {
-    console.log(
-      `MariaDB not reachable at ${server} (${error.code || error.message}): measured on SQLite only.`,
-    );
   }
-  return targets;
+  if (DATABASES.includes('mariadb')) {
+    const server = (process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306').replace(
+      /\/$/,
+      '',
+    );
+    const mysql = require('mysql2/promise');
+    const admin = (statement) =>
+      mysql.createConnection({ uri: server, connectTimeout: 3000 }).then(async (connection) => {
+        try {
+          await connection.query(statement);
+        } finally {
+          await connection.end();
+        }
+      });
+    try {
+      await admin('SELECT 1');
+      databases.push({
+        label: 'MariaDB',
+        create: async () => {
+          const name = `auth_bench_${randomBytes(4).toString('hex')}`;
+          await admin(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
+          return {
+            label: 'MariaDB',
+            env: { DATABASE_URL: `${server}/${name}` },
+            drop: () => admin(`DROP DATABASE IF EXISTS \`${name}\``),
+          };
+        },
+      });
+    } catch (error) {
+      console.log(
+        `MariaDB not reachable at ${server} (${error.code || error.message}): not measured.`,
+      );
+    }
+  }
+  if (databases.length === 0) throw new Error('No database to measure on.');
+  return databases;
 }
 
-async function startCeiling() {
-  const child = fork(join(__dirname, 'ceiling-server.js'), { env: { ...process.env, PORT: '0' } });
-  const { port } = await new Promise((resolve) => child.once('message', resolve));
+/** Whether the built service reads HTTP_PLATFORM at all (a build before issue 13 does not). */
+function buildReadsPlatform() {
+  const dist = join(ROOT, 'dist');
+  return readdirSync(dist, { recursive: true }).some(
+    (file) =>
+      file.endsWith('.js') && readFileSync(join(dist, file), 'utf8').includes('HTTP_PLATFORM'),
+  );
+}
+
+/** A reference server from this folder, on a free loopback port, handing out sessions. */
+async function startReference(file) {
+  const child = fork(join(__dirname, file), {
+    env: { ...process.env, NODE_ENV: 'production', PORT: '0' },
+  });
+  const { port } = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+  });
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
@@ -203,10 +321,10 @@ async function startCeiling() {
   };
 }
 
-async function startService(target) {
+async function startService(database, platform) {
   const service = await startBuiltService({
     name: 'bench',
-    env: () => ({ BCRYPT_COST: String(COST), ...target.env }),
+    env: () => ({ BCRYPT_COST: String(COST), HTTP_PLATFORM: platform, ...database.env }),
   });
   const { url } = service;
   const email = 'bench@example.com';
@@ -225,34 +343,106 @@ async function startService(target) {
   };
 }
 
-function report(ceiling, services, hashBound) {
-  const fmt = (n, digits = 0) =>
-    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-  const pct = (share) => `${fmt(100 * share)} %`;
-  const cells = (pick) => services.map(pick).join(' | ');
-  const lines = [
-    `| figure | ceiling | ${cells((s) => `service, ${s.name}`)} | target |`,
-    `|---|---|${services.map(() => '---|').join('')}---|`,
-    `| verify-token req/s (${CONNECTIONS} connections) | ${fmt(ceiling.verify.rps)} | ` +
-      `${cells((s) => `${fmt(s.verify.rps)} (${pct(s.verifyShare)})`)} | ≥ 20 % |`,
-    `| verify-token p50 / p99 (ms) | ${ceiling.verify.p50} / ${ceiling.verify.p99} | ` +
-      `${cells((s) => `${s.verify.p50} / ${s.verify.p99}`)} | |`,
-    `| refresh req/s (${REFRESH_CONNECTIONS} connections, each rotating its own chain) | ${fmt(ceiling.refresh.rps)} | ` +
-      `${cells((s) => `${fmt(s.refresh.rps)} (${pct(s.refreshShare)})`)} | ≥ 10 % |`,
-    `| login/s at cost ${COST} (${LOGIN_CONNECTIONS} connections) | hash-bound ${fmt(hashBound.loginsPerSecond, 1)} | ` +
-      `${cells((s) => `${fmt(s.login.ok, 1)} (${pct(s.loginShare)})`)} | ≥ 85 % |`,
-    `| verify-token p99 at ${PROBE_RATE} req/s: alone → during a login storm (ms) | | ` +
-      `${cells((s) => `${s.p99Alone} → ${s.p99Storm} (×${fmt(s.stormFactor, 1)})`)} | ≤ ×5 |`,
-    `| peak RSS (MB) | | ${cells((s) => fmt(s.rssMb))} | < 200 |`,
+const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+/** One decimal, rounded down, so a ratio just under its target never prints as the target. */
+const pct = (share) => `${fmt(Math.floor(1000 * share) / 10, 1)} %`;
+/** Targets are whole percentages. */
+const targetPct = (share) => `${fmt(100 * share)} %`;
+
+/** The rows of one service: figure, reference, ratio, target and whether it is met. */
+function targetRows(s) {
+  const targets = TARGETS[s.platform];
+  const verifyRow = (reference, share, target) => ({
+    figure: `verify-token req/s (${CONNECTIONS} connections)`,
+    short: 'verify-token',
+    value: fmt(s.verify.rps),
+    reference: `${fmt(s[`${reference}Verify`].rps)}, ${REFERENCES[reference]}`,
+    ratio: pct(share),
+    target: target === undefined ? '(for information)' : `≥ ${targetPct(target)}`,
+    met: target === undefined ? undefined : share >= target,
+  });
+  const other = targets.verifyReference === 'nest' ? 'node' : 'nest';
+  return [
+    verifyRow(targets.verifyReference, s[`${targets.verifyReference}Share`], targets.verify),
+    verifyRow(other, s[`${other}Share`], undefined),
+    {
+      figure: `refresh req/s (${REFRESH_CONNECTIONS} connections, each rotating its own chain)`,
+      short: 'refresh',
+      value: fmt(s.refresh.rps),
+      reference: `${fmt(s.nodeRefresh.rps)}, ${REFERENCES.node}`,
+      ratio: pct(s.refreshShare),
+      target: `≥ ${targetPct(targets.refresh)}`,
+      met: s.refreshShare >= targets.refresh,
+    },
+    {
+      figure: `login/s at cost ${COST} (${LOGIN_CONNECTIONS} connections)`,
+      short: 'login',
+      value: fmt(s.login.ok, 1),
+      reference: `${fmt(s.hashBound.loginsPerSecond, 1)}, hash bound`,
+      ratio: pct(s.loginShare),
+      target: `≥ ${targetPct(LOGIN_TARGET)}`,
+      met: s.loginShare >= LOGIN_TARGET,
+    },
+    {
+      figure: `verify-token p99 at ${PROBE_RATE} req/s during a login storm (ms)`,
+      short: 'storm p99',
+      value: fmt(s.p99Storm),
+      reference: `${fmt(s.p99Alone)}, the same alone`,
+      ratio: `×${fmt(s.stormFactor, 1)}`,
+      target: `≤ ×${STORM_TARGET}`,
+      met: s.stormFactor <= STORM_TARGET,
+    },
+    {
+      figure: 'peak RSS (MB)',
+      short: 'peak RSS',
+      value: fmt(s.rssMb),
+      reference: '',
+      ratio: '',
+      target: `< ${RSS_TARGET_MB}`,
+      met: s.rssMb < RSS_TARGET_MB,
+    },
   ];
+}
+
+function report(services, hashBound, { choosesPlatform }) {
+  const lines = [
+    '| platform | database | figure | service | reference | ratio | target | result |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const missed = [];
+  for (const s of services) {
+    for (const row of targetRows(s)) {
+      const result = row.met === undefined ? '' : row.met ? 'met' : '**missed**';
+      if (row.met === false)
+        missed.push(`${s.platform}/${s.database} ${row.short} ${row.ratio || row.value}`);
+      lines.push(
+        `| ${s.platform} | ${s.database} | ${row.figure} | ${row.value} | ${row.reference} | ` +
+          `${row.ratio} | ${row.target} | ${result} |`,
+      );
+    }
+  }
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
+  const trial = DURATION < 5 || RUNS < 3;
   const conditions = [
+    ...(trial
+      ? [
+          `- **A trial of the script, not a measurement**: ${RUNS} round(s) of ${DURATION} s (a measurement is at least 3 rounds of 5 s).`,
+        ]
+      : []),
+    ...(choosesPlatform
+      ? []
+      : [
+          '- **This build does not read `HTTP_PLATFORM`**: both platform rows measure the one platform it has (Fastify).',
+        ]),
     `- Machine: ${cpus()[0].model}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB; ${process.platform} ${process.arch}.`,
-    `- Node ${process.version}; NestJS ${version('@nestjs/core')}, Fastify ${version('fastify')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, sql.js ${version('sql.js')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
-    `- ${RUNS} rounds of ${DURATION} s per figure; each service run is paired with a ceiling run just before it, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
-    `- Service: \`node ${[...NODE_FLAGS, 'dist/main.js'].join(' ')}\` as \`npm run start:prod\` runs it, \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes; one bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here (median), so the hash-bound limit is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s; it is measured again before each login run, and each login ratio uses the one next to it.`,
+    `- Node ${process.version}; NestJS ${version('@nestjs/core')}, @nestjs/platform-express ${version('@nestjs/platform-express')}, Express ${version('express')}, @nestjs/platform-fastify ${version('@nestjs/platform-fastify')}, Fastify ${version('fastify')}, @nestjs/jwt ${version('@nestjs/jwt')}, jsonwebtoken ${version('jsonwebtoken')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, sql.js ${version('sql.js')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
+    `- ${RUNS} round(s) of ${DURATION} s per figure; each figure is paired with its reference run just before it, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
+    `- Service: \`HTTP_PLATFORM=<platform> node ${[...NODE_FLAGS, 'dist/main.js'].join(' ')}\` as \`npm run start:prod\` runs it, \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes, a fresh database per service. One bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here (median), so the hash bound is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s; it is measured again before each login run, and each login ratio uses the one next to it.`,
+    `- References: \`node scripts/bench/ceiling-server.js\` and \`node scripts/bench/nest-minimal.js\`, \`NODE_ENV=production\`. On Express, verify-token runs after the node:http ceiling and the minimal Nest app, in that order; on Fastify after the minimal Nest app and the node:http ceiling. The "for information" row's reference ran two runs before the service's.`,
     `- Login storm: ${LOGIN_CONNECTIONS} connections logging in back to back while verify-token is probed at a fixed ${PROBE_RATE} req/s.`,
+    `- Targets: ${missed.length === 0 ? 'every one met' : `${missed.length} missed (${missed.join('; ')})`}.`,
     `- Run at ${new Date().toISOString()}.`,
   ].join('\n');
   const docs = join(ROOT, 'docs');
