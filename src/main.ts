@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   const config = app.get(AppConfig);
   await listen(app, config.port, config.host);
   stopOnSignals(app);
-  new Logger('Bootstrap').log(`Listening on ${config.publicUrl}/api/v1 (port ${config.port})`);
+  new Logger('Bootstrap').log(
+    `Listening on ${config.publicUrl}/api/v1 (port ${config.port}, ${config.httpPlatform})`,
+  );
 }
 
 /**
