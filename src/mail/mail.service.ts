@@ -2,7 +2,6 @@ import { MailerService } from '@nestjs-modules/mailer';
 import { EmailKind, Metrics } from '../metrics/metrics.service';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/config.sections';
-import { renderView } from '../common/views/pug-views';
 import { appNameFrom } from './app-name';
 
 export interface TokenMail {
@@ -34,18 +33,37 @@ const METRIC_KIND: Record<Kind, EmailKind> = {
   'password-reset': 'password_reset',
 };
 
-const KINDS: Record<Kind, { servicePath: string; subject: (app: string) => string }> = {
+/**
+ * The mailer fills `{{appName}}` in a subject from the context, once: a subject built here would
+ * be scanned for `{{…}}` again, with the app name already in it.
+ */
+const KINDS: Record<Kind, { servicePath: string; subject: string }> = {
   verification: {
     servicePath: '/api/v1/auth/verify-email',
-    subject: (app) => `Verify your email for ${app}`,
+    subject: 'Verify your email for {{appName}}',
   },
   'password-reset': {
     servicePath: '/api/v1/auth/reset-password',
-    subject: (app) => `Reset your ${app} password`,
+    subject: 'Reset your {{appName}} password',
   },
 };
 
-/** Renders the Pug views in `views/emails` and sends through the configured transport. */
+/**
+ * What an email's templates see, as top-level names: the mailer's text templates read no nested
+ * ones. None of them is a Pug option, and the mailer's Pug options are applied over them.
+ */
+export type EmailContext = {
+  appName: string;
+  username: string;
+  email: string;
+  link: string;
+  validFor: string;
+};
+
+/**
+ * Hands the mailer a template name and a context: it renders `views/emails/<kind>.pug` (HTML) and
+ * `<kind>.txt` (plain text) and sends through the configured transport.
+ */
 @Injectable()
 export class MailService {
   constructor(
@@ -78,22 +96,25 @@ export class MailService {
   }
 
   private async send(kind: Kind, message: TokenMail): Promise<void> {
-    const appName = appNameFrom(message.applicationUrl, this.app.appName);
-    const link = this.link(kind, message.token, message.applicationUrl);
     const hours = Math.round(message.ttl / 3600);
-    const validFor =
-      hours >= 1
-        ? `${hours} hour${hours === 1 ? '' : 's'}`
-        : `${Math.round(message.ttl / 60)} minutes`;
-    const data = { appName, username: message.username, email: message.to, link, validFor };
+    const context: EmailContext = {
+      appName: appNameFrom(message.applicationUrl, this.app.appName),
+      username: message.username,
+      email: message.to,
+      link: this.link(kind, message.token, message.applicationUrl),
+      validFor:
+        hours >= 1
+          ? `${hours} hour${hours === 1 ? '' : 's'}`
+          : `${Math.round(message.ttl / 60)} minutes`,
+    };
     try {
-      const html = await renderView(`emails/${kind}`, { mail: data });
       await this.mailer.sendMail({
         // One recipient object: an address is never parsed as a list.
         to: { name: '', address: message.to },
-        subject: KINDS[kind].subject(appName),
-        html,
-        text: plainText(kind, data),
+        subject: KINDS[kind].subject,
+        template: kind,
+        textTemplate: kind,
+        context,
       });
       this.metrics.email(METRIC_KIND[kind], 'sent');
     } catch (error) {
@@ -102,36 +123,6 @@ export class MailService {
       throw new MailDeliveryError(error);
     }
   }
-}
-
-interface MailData {
-  appName: string;
-  username: string;
-  link: string;
-  validFor: string;
-}
-
-/** The plain-text part: no HTML context, so nothing to escape. */
-function plainText(kind: Kind, data: MailData): string {
-  const lines =
-    kind === 'verification'
-      ? [
-          `Hello ${data.username},`,
-          '',
-          `Confirm your email address for ${data.appName} by opening this link:`,
-          data.link,
-          '',
-          `The link is valid for ${data.validFor}. If you did not create an account, ignore this email.`,
-        ]
-      : [
-          `Hello ${data.username},`,
-          '',
-          `Someone asked to reset the password of your ${data.appName} account. To choose a new one, open:`,
-          data.link,
-          '',
-          `The link is valid for ${data.validFor} and works once. If you did not ask, ignore this email: your password stays as it is.`,
-        ];
-  return `${lines.join('\n')}\n`;
 }
 
 /** A transport error's code and SMTP reply code, never a message body or credentials. */

@@ -1,20 +1,58 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { MailerService } from '@nestjs-modules/mailer';
+import { ParsedMail, simpleParser } from 'mailparser';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderFile } from 'pug';
+import { createTransport } from 'nodemailer';
 import { VIEWS_DIR } from '../common/views/pug-views';
+import { MailConfig } from '../config/config.sections';
+import { EmailContext } from './mail.service';
+import { mailerOptions } from './mailer-options';
 
-const hostile = {
+const hostile: EmailContext = {
   appName: 'Shop <img src=x onerror=alert(1)>',
-  username: '<script>alert("x")</script>',
+  username: '<script>alert("x")</script> {{link}}',
   email: 'a&b@example.com',
   link: 'https://app.example.com/verify?token=abc&x="><script>',
   validFor: '24 hours',
 };
 
-describe.each(['verification', 'password-reset'])('the %s email template', (name) => {
-  const html = renderFile(join(VIEWS_DIR, 'emails', `${name}.pug`), { mail: hostile });
+/** The service's own mailer options, with messages kept in memory instead of sent. */
+function testMailer(): MailerService {
+  const options = mailerOptions({
+    from: 'accounts@example.com',
+    outboxDir: tmpdir(),
+  } as MailConfig);
+  return new MailerService(options, {
+    createTransport: () => createTransport({ streamTransport: true, buffer: true }),
+  });
+}
 
-  it('escapes everything a user or a URL could put in it', () => {
+async function send(
+  mailer: MailerService,
+  template: string,
+  context: object = hostile,
+  textTemplate = template,
+): Promise<ParsedMail> {
+  const info = (await mailer.sendMail({
+    to: { name: '', address: 'someone@example.com' },
+    subject: 'About {{appName}}',
+    template,
+    textTemplate,
+    context,
+  })) as { message: Buffer };
+  return simpleParser(info.message);
+}
+
+describe.each(['verification', 'password-reset'])('the %s email', (name) => {
+  let mail: ParsedMail;
+  let html: string;
+  beforeAll(async () => {
+    mail = await send(testMailer(), name);
+    html = typeof mail.html === 'string' ? mail.html : '';
+  });
+
+  it('escapes everything a user or a URL could put in the HTML part', () => {
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
@@ -24,17 +62,56 @@ describe.each(['verification', 'password-reset'])('the %s email template', (name
     );
   });
 
-  it('renders inside the layout with the app name', () => {
+  it('renders the HTML part inside the layout with the app name', () => {
     expect(html).toMatch(/^<!DOCTYPE html>/);
     expect(html).toContain('Shop &lt;img src=x onerror=alert(1)&gt;');
   });
+
+  it('renders the text part from its template, each value as given and filled in once', () => {
+    expect(mail.text).toContain('Hello <script>alert("x")</script> {{link}},');
+    expect(mail.text).toContain('\nhttps://app.example.com/verify?token=abc&x="><script>\n');
+    expect(mail.text).toContain('valid for 24 hours');
+    expect(mail.subject).toBe('About Shop <img src=x onerror=alert(1)>');
+  });
 });
 
-it('no email template uses unescaped interpolation', () => {
+describe('the mailer', () => {
+  const mailer = testMailer();
+
+  it('applies its Pug options over the context', async () => {
+    // With `self: true` the template would find no `username` and render it empty.
+    const mail = await send(mailer, 'verification', { ...hostile, self: true, compileDebug: true });
+    expect(mail.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+  });
+
+  it('fails a mail whose template is missing or does not compile', async () => {
+    await expect(send(mailer, 'no-such-email', hostile, 'verification')).rejects.toThrow(
+      /no such file/i,
+    );
+    const broken = join(mkdtempSync(join(tmpdir(), 'email-')), 'broken.pug');
+    writeFileSync(broken, 'p= (\n');
+    await expect(send(mailer, broken, hostile, 'verification')).rejects.toThrow();
+  });
+
+  it('fails a mail without its text part', async () => {
+    await expect(send(mailer, 'verification', hostile, 'no-such-text')).rejects.toThrow(
+      /no text part/,
+    );
+  });
+});
+
+it('no template uses unescaped interpolation', () => {
   for (const dir of ['emails', 'layouts', 'pages']) {
-    for (const file of readdirSync(join(VIEWS_DIR, dir))) {
+    for (const file of readdirSync(join(VIEWS_DIR, dir)).filter((f) => f.endsWith('.pug'))) {
       const source = readFileSync(join(VIEWS_DIR, dir, file), 'utf8');
       expect({ file, unescaped: /!\{|!=/.test(source) }).toEqual({ file, unescaped: false });
     }
   }
+});
+
+it('every email has an HTML and a text template', () => {
+  const files = readdirSync(join(VIEWS_DIR, 'emails'));
+  const names = (ext: string) =>
+    files.filter((file) => file.endsWith(ext)).map((file) => file.slice(0, -ext.length));
+  expect(names('.txt').sort()).toEqual(names('.pug').sort());
 });

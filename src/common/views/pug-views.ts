@@ -7,7 +7,7 @@ export const VIEWS_DIR = join(__dirname, '..', '..', '..', 'views');
 const compiled = new Map<string, compileTemplate>();
 
 /**
- * Renders `views/<name>.pug` (e.g. `emails/verification`). Pug and its compiler are loaded, and
+ * Renders `views/<name>.pug` (e.g. `pages/verify-email`). Pug and its compiler are loaded, and
  * each template compiled, on first use: they weigh tens of megabytes, and most processes send
  * no mail and serve no page for a long while, if ever.
  */
