@@ -24,6 +24,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'silent',
     });
     const app = await createApp();
+    // As served: the global prefix and its exclusions are settled when the app initialises.
+    await app.init();
     writeFileSync(OPENAPI_FILE, `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
     await app.close();
     process.stdout.write(`Wrote ${OPENAPI_FILE}\n`);
