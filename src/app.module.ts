@@ -11,6 +11,7 @@ import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { PlatformCheck } from './platform/platform-check';
 import { ProfileModule } from './profile/profile.module';
 
 /**
@@ -32,6 +33,7 @@ import { ProfileModule } from './profile/profile.module';
     JwksModule,
   ],
   providers: [
+    PlatformCheck,
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     {
       provide: APP_PIPE,

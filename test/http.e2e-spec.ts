@@ -37,6 +37,54 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
     expectError(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('refuses another content type before routing and reading, even with an empty body', async () => {
+    const empty = await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set('Authorization', `Bearer ${session.access}`)
+      .set('Content-Type', 'text/plain');
+    expectError(empty, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const nowhere = await t
+      .http()
+      .post('/api/v1/nowhere')
+      .set('Content-Type', 'text/plain')
+      .send('hello');
+    expectError(nowhere, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    // A body that names no type at all is refused too; no body and no type is fine.
+    const untyped = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .set('Content-Length', '2')
+      .serialize(() => '{}')
+      .send('{}')
+      .unset('Content-Type');
+    expectError(untyped, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(await t.http().post('/api/v1/auth/refresh'), 401, 'INVALID_TOKEN');
+  });
+
+  it('routes a percent-encoded path as its decoded spelling', async () => {
+    expectError(
+      await t.http().post('/api/v1/auth/%6Cogin').send({ email: 'nobody@example.com' }),
+      400,
+      'LOGIN_FAILED',
+    );
+  });
+
+  it('keeps idle connections open longer than a load balancer does (72 s)', async () => {
+    const server = t.app.getHttpServer() as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      // fetch keeps its connection alive (supertest asks for Connection: close).
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      await response.text();
+      expect(response.headers.get('keep-alive')).toBe('timeout=72');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('answers a body over 5 MB with 413 PAYLOAD_TOO_LARGE', async () => {
     const body = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(5 * 1024 * 1024) });
     const response = await t
@@ -96,6 +144,12 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
     expect(allowed.status).toBeLessThan(300);
     expect(allowed.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+    // The same values, spelled alike, on either platform.
+    expect(allowed.headers).toMatchObject({
+      'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+      'access-control-allow-headers': 'Content-Type, Accept, Authorization, X-Token-Delivery',
+      'access-control-max-age': '600',
+    });
 
     const foreign = await t
       .http()

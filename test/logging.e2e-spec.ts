@@ -228,7 +228,7 @@ describe('request ids from clients', () => {
     try {
       const answer = await t.http().get('/api/v1/health').set('X-Request-Id', 'chosen-by-client');
       expect(answer.headers['x-request-id']).toMatch(UUID);
-      // A URL Fastify's router refuses is answered with an id too.
+      // A URL the router refuses (it does not decode) is answered with an id too.
       const malformed = await t.http().get('/api/v1/%E0%A4%A');
       expect(malformed.status).toBe(400);
       expect(malformed.headers['x-request-id']).toMatch(UUID);

@@ -86,4 +86,15 @@ describe('the service in a team’s own testing module', () => {
       .expect(200);
     expect(me.body.data.user.username).toBe('team');
   });
+
+  it('refuses to start an app built without the platform kit, rather than serve it wrongly', async () => {
+    const plain = (
+      await Test.createTestingModule({ imports: [AppModule] })
+        .overrideProvider(ConfigSource)
+        .useValue(ConfigSource.isolated({ DATABASE_URL: 'sqlite::memory:', DATA_DIR: dataDir }))
+        .compile()
+    ).createNestApplication({ logger: false });
+    await expect(plain.init()).rejects.toThrow(/createTestingApp\(moduleRef\)/);
+    await plain.close();
+  });
 });

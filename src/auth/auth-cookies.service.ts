@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { CookieConfig } from '../config/config.sections';
-import { CookieAttributes, clearCookie, setCookie } from '../platform/response-cookies';
+import { CookieConfig, HttpPlatform } from '../config/config.sections';
+import { CookieAttributes, setCookie } from '../platform/response-cookies';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from './strategies/token-extractors';
 
 /** The refresh token is sent only to the auth routes, never with the app's other requests. */
@@ -45,12 +45,12 @@ export class AuthCookies {
 
   clear(response: unknown): void {
     const platform = this.platform();
-    clearCookie(platform, response, ACCESS_COOKIE, this.attributes('/'));
-    clearCookie(platform, response, REFRESH_COOKIE, this.attributes(REFRESH_COOKIE_PATH));
+    setCookie(platform, response, ACCESS_COOKIE, '', this.attributes('/'), 0);
+    setCookie(platform, response, REFRESH_COOKIE, '', this.attributes(REFRESH_COOKIE_PATH), 0);
   }
 
-  private platform(): string {
-    return this.adapterHost.httpAdapter.getType();
+  private platform(): HttpPlatform {
+    return this.adapterHost.httpAdapter.getType() as HttpPlatform;
   }
 
   private attributes(path: string): CookieAttributes {

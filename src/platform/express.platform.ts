@@ -5,28 +5,31 @@ import express, { NextFunction, Request, RequestHandler, Response } from 'expres
 import { Server } from 'node:http';
 import { AppException } from '../common/errors/app.exception';
 import { exceptionForStatus } from '../common/errors/all-exceptions.filter';
-import { answerClientError } from '../common/errors/framework-errors';
 import { AnswerObserver, pathOf } from '../common/http/answer';
 import {
   MAX_BODY_BYTES,
-  isJsonType,
   isUnreadableBody,
   parseJsonText,
+  refusesMediaType,
 } from '../common/http/json-body';
-import {
-  API_DOCS_SECURITY_POLICY,
-  API_SECURITY_HEADERS,
-  corsOptions,
-} from '../common/http/security-headers';
-import { trustFunction } from '../common/http/trust-proxy';
-import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
 import { DOCS_PATH } from '../openapi/openapi.document';
-import { HttpPlatformKit, PlatformSetup } from './platform-setup';
+import { answerClientError } from './client-errors';
+import {
+  HttpPlatformKit,
+  KEEP_ALIVE_MS,
+  PlatformSetup,
+  REQUEST_TIMEOUT_MS,
+  sweepIdleConnections,
+} from './platform-setup';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
+import { API_DOCS_SECURITY_POLICY, API_SECURITY_HEADERS, corsOptions } from './security-headers';
+import { trustFunction } from './trust-proxy';
 
 /** The default platform: @nestjs/platform-express. */
 export function expressPlatform(): HttpPlatformKit {
+  const adapter = new ServiceExpressAdapter();
   return {
-    adapter: new StoppingExpressAdapter(),
+    adapter,
     configure(nestApp: INestApplication, setup: PlatformSetup) {
       const app = nestApp as NestExpressApplication;
       const trust = trustFunction(setup.trustProxy);
@@ -34,37 +37,33 @@ export function expressPlatform(): HttpPlatformKit {
       app.disable('x-powered-by');
       // Answers are small, personal and not cacheable: hashing each body for an ETag is waste.
       app.set('etag', false);
-      const server = app.getHttpServer();
+      const server: Server = app.getHttpServer();
       server.on('clientError', answerClientError);
-      // A client trickling a request is cut off after a minute, as on Fastify.
-      server.requestTimeout = 60_000;
+      server.requestTimeout = REQUEST_TIMEOUT_MS;
+      server.keepAliveTimeout = KEEP_ALIVE_MS;
 
+      // In Fastify's order: headers and id, CORS, then the URL and the body.
       app.use(answerHeaders((address) => trust(address, 0), setup.observers));
       app.enableCors(corsOptions(setup.corsOrigins));
       if (setup.apiDocs) app.use(docsPolicy);
-      app.use(refuseMalformedUrl);
+      app.use(decodeUrl);
       app.use(cookieParser());
       app.use(jsonBody());
+      adapter.configured = true;
       return Promise.resolve();
     },
     ready: () => Promise.resolve(),
   };
 }
 
-/**
- * While stopping, a keep-alive connection is closed as soon as its last request is answered:
- * one whose request was still running would otherwise hold the stop open for the whole
- * keep-alive timeout.
- */
-class StoppingExpressAdapter extends ExpressAdapter {
+class ServiceExpressAdapter extends ExpressAdapter {
+  configured = false;
+
   override close() {
-    const server = this.getHttpServer() as Server | undefined;
-    const sweeper = setInterval(() => server?.closeIdleConnections(), 50).unref();
-    return Promise.resolve(super.close()).finally(() => clearInterval(sweeper));
+    const stopSweeping = sweepIdleConnections(this.getHttpServer());
+    return Promise.resolve(super.close()).finally(stopSweeping);
   }
 }
-
-type WithId = Request & { id: string };
 
 /**
  * The request's id, the API's security headers on every answer (errors and 404s included), and
@@ -77,7 +76,7 @@ function answerHeaders(
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const id = requestIdOf(req, trusted);
-    (req as WithId).id = id;
+    (req as Request & { id: string }).id = id;
     for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) res.setHeader(name, value);
     res.setHeader(REQUEST_ID_HEADER, id);
     if (observers.length > 0) {
@@ -105,31 +104,41 @@ function docsPolicy(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-/** A path that does not decode is refused as Fastify's router refuses it. */
-function refuseMalformedUrl(req: Request, _res: Response, next: NextFunction): void {
+/**
+ * Routes match the decoded path, as Fastify's router matches it (`/auth/%6Cogin` is login); a
+ * path that does not decode is refused as Fastify refuses it. `%2F` and the other reserved
+ * characters stay encoded.
+ */
+function decodeUrl(req: Request, _res: Response, next: NextFunction): void {
+  const path = pathOf(req.url);
+  if (!path.includes('%')) return next();
+  let decoded: string;
   try {
-    decodeURI(pathOf(req.originalUrl));
+    decoded = decodeURI(path);
   } catch {
     return next(new AppException('VALIDATION_ERROR', { message: 'The request URL is malformed' }));
   }
+  req.url = decoded + req.url.slice(path.length);
   next();
 }
 
 /**
- * JSON is the only body type: any other is refused with 415 (this also keeps HTML forms from
- * posting cross-site), a body over 5 MB with 413, a compressed or non-UTF-8 one with 415. Text
- * that is not valid JSON is marked rather than refused, so each route answers it with its own
- * error code (parseJsonText, as on Fastify).
+ * JSON bodies up to 5 MB (413 past that), UTF-8 and uncompressed (415 otherwise); any other body
+ * type is refused with 415 before anything is read. Text that is not valid JSON is marked rather
+ * than refused, so each route answers it with its own error code (parseJsonText, as on Fastify).
  */
 function jsonBody(): RequestHandler {
   const readText = express.text({ type: () => true, limit: MAX_BODY_BYTES, inflate: false });
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method === 'GET' || req.method === 'HEAD') return next();
-    const length = req.headers['content-length'];
-    const hasBody =
-      req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-    if (!isJsonType(req.headers)) {
-      return next(hasBody ? new AppException('UNSUPPORTED_MEDIA_TYPE') : undefined);
+    if (refusesMediaType(req.method, req.headers)) {
+      return next(new AppException('UNSUPPORTED_MEDIA_TYPE'));
+    }
+    if (
+      req.method === 'GET' ||
+      req.method === 'HEAD' ||
+      req.headers['content-type'] === undefined
+    ) {
+      return next();
     }
     if (isUnreadableBody(req.headers)) return next(new AppException('UNSUPPORTED_MEDIA_TYPE'));
     readText(req, res, (error?: unknown) => {

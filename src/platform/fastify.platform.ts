@@ -3,35 +3,43 @@ import fastifyCookie from '@fastify/cookie';
 import { FastifyCorsOptions } from '@fastify/cors';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IncomingMessage } from 'node:http';
+import { IncomingMessage, Server } from 'node:http';
 import { AppException } from '../common/errors/app.exception';
 import { errorBody, exceptionForStatus } from '../common/errors/all-exceptions.filter';
-import { answerClientError } from '../common/errors/framework-errors';
+
 import { AnswerObserver, pathOf } from '../common/http/answer';
-import { MAX_BODY_BYTES, isUnreadableBody, parseJsonText } from '../common/http/json-body';
 import {
-  API_DOCS_SECURITY_POLICY,
-  API_SECURITY_HEADERS,
-  corsOptions,
-} from '../common/http/security-headers';
-import { TrustFunction, trustFunction } from '../common/http/trust-proxy';
-import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
+  MAX_BODY_BYTES,
+  isUnreadableBody,
+  parseJsonText,
+  refusesMediaType,
+} from '../common/http/json-body';
+import { API_DOCS_SECURITY_POLICY, API_SECURITY_HEADERS, corsOptions } from './security-headers';
+import { TrustFunction, trustFunction } from './trust-proxy';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { DOCS_PATH } from '../openapi/openapi.document';
-import { HttpPlatformKit, PlatformSetup } from './platform-setup';
+import { answerClientError } from './client-errors';
+import {
+  HttpPlatformKit,
+  KEEP_ALIVE_MS,
+  PlatformSetup,
+  REQUEST_TIMEOUT_MS,
+  sweepIdleConnections,
+} from './platform-setup';
 
 /** `HTTP_PLATFORM=fastify`: the same service on @nestjs/platform-fastify. */
 export function fastifyPlatform(): HttpPlatformKit {
   // Fastify takes its proxy trust when it is built, before the validated config exists.
   let trust: TrustFunction = () => false;
-  const adapter = new FastifyAdapter({
+  const adapter = new ServiceFastifyAdapter({
     trustProxy: (address: string, hop: number) => trust(address, hop),
     bodyLimit: MAX_BODY_BYTES,
     // As Express: /API/V1/AUTH/LOGIN and /auth/login/ are the same route.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
-    // Node's default, which Fastify turns off: a client trickling a body is cut off.
-    requestTimeout: 60_000,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_MS,
     // While stopping, requests on open connections are still served (the database closes after
     // the server); Fastify's own 503 would not be the envelope.
     return503OnClosing: false,
@@ -45,7 +53,6 @@ export function fastifyPlatform(): HttpPlatformKit {
       trust = trustFunction(setup.trustProxy);
       const app = nestApp as NestFastifyApplication;
       const fastify = app.getHttpAdapter().getInstance();
-      closeIdleWhileStopping(fastify);
       observeAnswers(fastify, setup.observers);
       fastify.addHook('onRequest', (request, reply, done) => {
         reply.headers(API_SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
@@ -59,6 +66,7 @@ export function fastifyPlatform(): HttpPlatformKit {
         strictPreflight: false,
       } as FastifyCorsOptions);
       if (setup.apiDocs) docsPolicy(fastify);
+      adapter.configured = true;
     },
     async ready(app: INestApplication) {
       await (app as NestFastifyApplication).getHttpAdapter().getInstance().ready();
@@ -67,10 +75,17 @@ export function fastifyPlatform(): HttpPlatformKit {
 }
 
 /**
- * JSON is the only body type: any other is refused with 415 by Fastify itself (this also keeps
- * HTML forms from posting cross-site), a body over 5 MB with 413.
+ * JSON bodies up to 5 MB (413 past that), UTF-8 and uncompressed (415 otherwise); any other body
+ * type is refused with 415 before anything is read.
  */
 function registerJsonBody(fastify: FastifyInstance): void {
+  // After the onRequest hooks (headers, CORS), on every path, 404s included, as on Express.
+  fastify.addHook('preParsing', (request, _reply, payload, done) => {
+    if (refusesMediaType(request.method, request.headers)) {
+      return done(new AppException('UNSUPPORTED_MEDIA_TYPE'));
+    }
+    done(null, payload);
+  });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(
     'application/json',
@@ -134,20 +149,11 @@ function answerFrameworkError(error: FastifyError, req: FastifyRequest, reply: F
     .send(errorBody(answer));
 }
 
-/**
- * While stopping, a keep-alive connection is closed as soon as its last request is answered.
- * Fastify closes the connections that are idle when the stop begins; one whose request was still
- * running would otherwise hold the stop open for the whole keep-alive timeout.
- */
-function closeIdleWhileStopping(fastify: FastifyInstance): void {
-  let sweeper: NodeJS.Timeout | undefined;
-  fastify.addHook('preClose', (done) => {
-    sweeper = setInterval(() => fastify.server.closeIdleConnections(), 50);
-    sweeper.unref();
-    done();
-  });
-  fastify.addHook('onClose', (_instance, done) => {
-    clearInterval(sweeper);
-    done();
-  });
+class ServiceFastifyAdapter extends FastifyAdapter {
+  configured = false;
+
+  override close() {
+    const stopSweeping = sweepIdleConnections(this.getHttpServer<Server>());
+    return super.close().finally(stopSweeping);
+  }
 }

@@ -1,5 +1,6 @@
-import { AbstractHttpAdapter } from '@nestjs/core';
 import { INestApplication } from '@nestjs/common';
+import { AbstractHttpAdapter } from '@nestjs/core';
+import { Server } from 'node:http';
 import { AnswerObserver } from '../common/http/answer';
 import { TrustProxySetting } from '../config/config.sections';
 
@@ -23,4 +24,24 @@ export interface HttpPlatformKit {
   configure(app: INestApplication, setup: PlatformSetup): Promise<void>;
   /** After `init`: ready to answer in memory (supertest on `getHttpServer()`) without `listen`. */
   ready(app: INestApplication): Promise<void>;
+}
+
+/** An adapter the kit has configured; PlatformCheck refuses to start an app whose adapter is not. */
+export interface ConfiguredAdapter {
+  configured: boolean;
+}
+
+/** Fastify's default, kept on Express: longer than a load balancer's usual idle timeout. */
+export const KEEP_ALIVE_MS = 72_000;
+/** Node's own default, which Fastify turns off: a client trickling a request is cut off. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * While stopping, a keep-alive connection is closed as soon as its last request is answered: one
+ * whose request was still running would otherwise hold the stop open for the whole keep-alive
+ * timeout. Returns what ends the sweeping once the server has closed.
+ */
+export function sweepIdleConnections(server: Server | undefined): () => void {
+  const sweeper = setInterval(() => server?.closeIdleConnections(), 50).unref();
+  return () => clearInterval(sweeper);
 }

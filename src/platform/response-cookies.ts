@@ -1,6 +1,6 @@
 import { Response } from 'express';
 import { FastifyReply } from 'fastify';
-import { SameSite } from '../config/config.sections';
+import { HttpPlatform, SameSite } from '../config/config.sections';
 
 export interface CookieAttributes {
   path: string;
@@ -12,10 +12,12 @@ export interface CookieAttributes {
 /**
  * Writes a cookie through the serving platform's own cookie support. The two count `maxAge` in
  * different units (Express milliseconds, @fastify/cookie seconds); both then write `Max-Age` in
- * seconds and `Expires` for old browsers.
+ * seconds and `Expires` for old browsers, byte for byte alike. A lifetime of 0 clears the cookie
+ * (`Max-Age=0`, `Expires` now): the libraries' own `clearCookie` differ (only Fastify's writes
+ * `Max-Age`).
  */
 export function setCookie(
-  platform: string,
+  platform: HttpPlatform,
   response: unknown,
   name: string,
   value: string,
@@ -32,15 +34,4 @@ export function setCookie(
   } else {
     (response as Response).cookie(name, value, { ...attributes, maxAge: seconds * 1000 });
   }
-}
-
-/** An empty value that expired in 1970, with the same attributes it was set with. */
-export function clearCookie(
-  platform: string,
-  response: unknown,
-  name: string,
-  attributes: CookieAttributes,
-): void {
-  if (platform === 'fastify') void (response as FastifyReply).clearCookie(name, attributes);
-  else (response as Response).clearCookie(name, attributes);
 }

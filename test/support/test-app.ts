@@ -1,5 +1,5 @@
 import { INestApplication, LoggerService } from '@nestjs/common';
-import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,8 +36,6 @@ export interface BuildOptions {
   logger?: LoggerService;
   /** The service's JSON log lines, written here (LOG_LEVEL applies). */
   logDestination?: DestinationStream;
-  /** More overrides, the way a team's own test would add them. */
-  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
 
 /**
@@ -62,7 +60,7 @@ export async function buildApp(
   if (options.logDestination) {
     builder = builder.overrideProvider(LogOutput).useValue(new LogOutput(options.logDestination));
   }
-  const moduleRef = await (options.override?.(builder) ?? builder).compile();
+  const moduleRef = await builder.compile();
   return createTestingApp(moduleRef, { logger: options.logger });
 }
 

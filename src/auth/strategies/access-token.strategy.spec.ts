@@ -11,6 +11,7 @@ import { accessJwtOptions } from '../../tokens/jwt-options';
 import { User } from '../../users/user.entity';
 import { UsersService } from '../../users/users.service';
 import { AccessTokenStrategy } from './access-token.strategy';
+import { runStrategy } from '../../../test/support/run-strategy';
 
 const SECRET = 'a-secret-of-thirty-two-characters-or-more';
 const ISSUER = 'https://auth.example.com';
@@ -21,27 +22,8 @@ function p256(): SigningKey {
   return { ...verificationKey(publicKey), privateKey };
 }
 
-type Outcome = { user: unknown } | { failure: unknown } | { error: unknown };
-
-/**
- * Runs the strategy on one request as passport does: a copy with the outcome hooks attached.
- * Passport's types say Express; the strategy reads only what HttpRequest has.
- */
-function authenticate(strategy: AccessTokenStrategy, token: string): Promise<Outcome> {
-  const req = { headers: { authorization: `Bearer ${token}` } } as unknown as Parameters<
-    AccessTokenStrategy['authenticate']
-  >[0];
-  return new Promise((resolve) => {
-    const run = Object.create(strategy) as AccessTokenStrategy & {
-      success(user: unknown): void;
-      fail(info: unknown): void;
-      error(error: unknown): void;
-    };
-    run.success = (user) => resolve({ user });
-    run.fail = (failure) => resolve({ failure });
-    run.error = (error) => resolve({ error });
-    run.authenticate(req);
-  });
+function authenticate(strategy: AccessTokenStrategy, token: string) {
+  return runStrategy(strategy, { headers: { authorization: `Bearer ${token}` } });
 }
 
 const current = p256();

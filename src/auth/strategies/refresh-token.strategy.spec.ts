@@ -6,31 +6,13 @@ import { epochSeconds } from '../../tokens/epoch-seconds';
 import { refreshJwtService } from '../../tokens/jwt-options';
 import { RefreshTokenKey } from '../../tokens/refresh-token-key';
 import { RefreshTokenStrategy } from './refresh-token.strategy';
+import { runStrategy } from '../../../test/support/run-strategy';
 
 const REFRESH_SECRET = 'the-refresh-secret-of-thirty-two-characters';
 const ACCESS_SECRET = 'the-access-secret-of-thirty-two-characters';
 
-type Outcome = { user: unknown } | { failure: unknown } | { error: unknown };
-
-/**
- * Runs the strategy on one request as passport does: a copy with the outcome hooks attached.
- * Passport's types say Express; the strategy reads only what HttpRequest has.
- */
-function authenticate(strategy: RefreshTokenStrategy, token: string): Promise<Outcome> {
-  const req = { headers: {}, cookies: { refresh_token: token } } as unknown as Parameters<
-    RefreshTokenStrategy['authenticate']
-  >[0];
-  return new Promise((resolve) => {
-    const run = Object.create(strategy) as RefreshTokenStrategy & {
-      success(user: unknown): void;
-      fail(info: unknown): void;
-      error(error: unknown): void;
-    };
-    run.success = (user) => resolve({ user });
-    run.fail = (failure) => resolve({ failure });
-    run.error = (error) => resolve({ error });
-    run.authenticate(req);
-  });
+function authenticate(strategy: RefreshTokenStrategy, token: string) {
+  return runStrategy(strategy, { headers: {}, cookies: { refresh_token: token } });
 }
 
 describe('refresh tokens', () => {

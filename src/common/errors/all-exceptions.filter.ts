@@ -79,6 +79,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       httpAdapter.end(response);
       return;
     }
+    // A route that answers text (/metrics, the link pages) may have set its own type already.
+    httpAdapter.setHeader(response, 'Content-Type', 'application/json; charset=utf-8');
     if (error.retryAfter !== undefined) {
       httpAdapter.setHeader(response, 'Retry-After', String(error.retryAfter));
     }

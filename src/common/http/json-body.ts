@@ -15,6 +15,18 @@ export function isJsonType(headers: IncomingHttpHeaders): boolean {
   return JSON_TYPE.test(headers['content-type'] ?? '');
 }
 
+/**
+ * `415` before anything is read, on every path (known routes and 404s alike): a request of a
+ * method that takes a body, naming a content type that is not JSON, or sending a body without
+ * naming one. JSON is the only body type (this also keeps HTML forms from posting cross-site).
+ */
+export function refusesMediaType(method: string, headers: IncomingHttpHeaders): boolean {
+  if (method === 'GET' || method === 'HEAD') return false;
+  if (headers['content-type'] !== undefined) return !isJsonType(headers);
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** A body we cannot read as UTF-8 JSON text: compressed, or in another character set. */
 export function isUnreadableBody(headers: IncomingHttpHeaders): boolean {
   const encoding = headers['content-encoding'];

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
-import { AppException } from './app.exception';
-import { errorBody } from './all-exceptions.filter';
+import { AppException } from '../common/errors/app.exception';
+import { errorBody } from '../common/errors/all-exceptions.filter';
 
 /**
  * A request Node's HTTP parser refused (bad header, headers too large, too slow to arrive): no

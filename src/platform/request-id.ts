@@ -6,9 +6,10 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 const ACCEPTED_ID = /^[\w.:-]{1,64}$/;
 
 /**
- * Fastify's `genReqId`: the request's id in every log line, and the client's to quote. A given
- * `X-Request-Id` counts only from a peer TRUST_PROXY trusts (a gateway tracing a call through
- * its hops); a client could otherwise reuse another request's id and muddle an investigation.
+ * The request's id (Fastify's `genReqId`, Express's first middleware): the id in every log line,
+ * and the client's to quote. A given `X-Request-Id` counts only from a peer TRUST_PROXY trusts (a
+ * gateway tracing a call through its hops); a client could otherwise reuse another request's id
+ * and muddle an investigation.
  */
 export function requestIdOf(req: IncomingMessage, trusted: (address: string) => boolean): string {
   const given = req.headers[REQUEST_ID_HEADER];

@@ -1,5 +1,5 @@
 import { compile } from 'proxy-addr';
-import { TrustProxySetting } from '../../config/config.sections';
+import { TrustProxySetting } from '../config/config.sections';
 
 export type TrustFunction = (address: string, hop: number) => boolean;
 

@@ -30,10 +30,11 @@ export function corsOptions(origins: readonly string[]): CorsOptions {
     origin: (origin, callback) =>
       callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
     credentials: true,
-    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-Token-Delivery'],
+    // Written as the headers' values: `cors` and `@fastify/cors` join lists differently.
+    methods: 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+    allowedHeaders: 'Content-Type, Accept, Authorization, X-Token-Delivery',
     // X-Request-Id: a page can quote it in a bug report; the service's log line has the same id.
-    exposedHeaders: ['Retry-After', 'X-Request-Id'],
+    exposedHeaders: 'Retry-After, X-Request-Id',
     maxAge: 600,
   };
 }
