@@ -6,14 +6,7 @@
 // BENCH_RUNS (default 3, the median is kept), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306;
 // unreachable: the MariaDB part is skipped).
 const { execSync, fork } = require('node:child_process');
-const {
-  mkdtempSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} = require('node:fs');
+const { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { availableParallelism, cpus, tmpdir, totalmem } = require('node:os');
 const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
@@ -79,12 +72,6 @@ async function main() {
   );
   console.log('Building…');
   execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
-  const choosesPlatform = buildReadsPlatform();
-  if (!choosesPlatform) {
-    console.log(
-      'This build never reads HTTP_PLATFORM: every service row measures the one platform it has.',
-    );
-  }
   // Everything starts up front, so each round measures every server within seconds.
   const references = {};
   const services = [];
@@ -109,7 +96,7 @@ async function main() {
       rssMb: server.peakRssMb(),
       ...medianOf(rounds.map((figures) => figures[i])),
     }));
-    report(rows, medianOf(rounds.flat().map((f) => f.hashBound)), { choosesPlatform });
+    report(rows, medianOf(rounds.flat().map((f) => f.hashBound)));
     console.log(`Took ${fmt((Date.now() - started) / 60000, 1)} min.`);
   } finally {
     for (const reference of Object.values(references)) reference.stop();
@@ -292,15 +279,6 @@ async function reachableDatabases() {
   return databases;
 }
 
-/** Whether the built service reads HTTP_PLATFORM at all (a build before issue 13 does not). */
-function buildReadsPlatform() {
-  const dist = join(ROOT, 'dist');
-  return readdirSync(dist, { recursive: true }).some(
-    (file) =>
-      file.endsWith('.js') && readFileSync(join(dist, file), 'utf8').includes('HTTP_PLATFORM'),
-  );
-}
-
 /** A reference server from this folder, on a free loopback port, handing out sessions. */
 async function startReference(file) {
   const child = fork(join(__dirname, file), {
@@ -405,7 +383,7 @@ function targetRows(s) {
   ];
 }
 
-function report(services, hashBound, { choosesPlatform }) {
+function report(services, hashBound) {
   const lines = [
     '| platform | database | figure | service | reference | ratio | target | result |',
     '|---|---|---|---|---|---|---|---|',
@@ -431,11 +409,6 @@ function report(services, hashBound, { choosesPlatform }) {
           `- **A trial of the script, not a measurement**: ${RUNS} round(s) of ${DURATION} s (a measurement is at least 3 rounds of 5 s).`,
         ]
       : []),
-    ...(choosesPlatform
-      ? []
-      : [
-          '- **This build does not read `HTTP_PLATFORM`**: both platform rows measure the one platform it has (Fastify).',
-        ]),
     `- Machine: ${cpus()[0].model}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB; ${process.platform} ${process.arch}.`,
     `- Node ${process.version}; NestJS ${version('@nestjs/core')}, @nestjs/platform-express ${version('@nestjs/platform-express')}, Express ${version('express')}, @nestjs/platform-fastify ${version('@nestjs/platform-fastify')}, Fastify ${version('fastify')}, @nestjs/jwt ${version('@nestjs/jwt')}, jsonwebtoken ${version('jsonwebtoken')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, sql.js ${version('sql.js')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
     `- ${RUNS} round(s) of ${DURATION} s per figure; each figure is paired with its reference run just before it, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
