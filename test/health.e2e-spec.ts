@@ -20,6 +20,19 @@ describe('liveness and readiness', () => {
     });
   });
 
+  it('answers a load balancer probing faster than the general rate limit allows', async () => {
+    t = await startTestApp({ THROTTLE_LIMIT: '5', THROTTLE_AUTH_LIMIT: '5' });
+    for (let probe = 0; probe < 30; probe++) {
+      await t.http().get('/api/v1/health').expect(200);
+      await t.http().get('/api/v1/health/ready').expect(200);
+    }
+    // The limit itself still holds for the API.
+    const answers = [];
+    for (let call = 0; call < 6; call++)
+      answers.push(await t.http().get('/api/v1/auth/verify-token'));
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
   it('reports SMTP when configured, as degraded (not unready) while it is down', async () => {
     const sink = await new SmtpSink().start();
     const proxy = await new TcpProxy('127.0.0.1', sink.port).start();

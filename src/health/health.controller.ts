@@ -5,13 +5,14 @@ import {
   HealthIndicatorService,
 } from '@nestjs/terminus';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
 import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { MailService } from '../mail/mail.service';
 import { HealthDataModel } from '../openapi/api-models';
-import { ANY_ROUTE, ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
 import { RedisService } from '../redis/redis.service';
 
 type Checks = Record<string, 'up' | 'down'>;
@@ -20,10 +21,12 @@ type Checks = Record<string, 'up' | 'down'>;
  * Liveness (`/health`: the process answers) and readiness (`/health/ready`: the database answers;
  * Redis and SMTP, when configured, are reported too). A load balancer takes an instance out on
  * 503 from `ready`; an orchestrator restarts it only when `/health` stops answering, which a
- * database outage never causes.
+ * database outage never causes. Neither is rate-limited: a load balancer probes every second or
+ * so from one address, and a limit would take every instance out at once.
  */
 @ApiTags('operations')
 @Controller('health')
+@SkipThrottle({ general: true, auth: true })
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
@@ -37,7 +40,7 @@ export class HealthController {
   @Get()
   @ApiOperation({ summary: 'Liveness: the process answers' })
   @ApiEnvelope(200, 'Service is alive', { data: HealthDataModel })
-  @ApiErrors(...ANY_ROUTE)
+  @ApiErrors('INTERNAL_ERROR')
   live(): Envelope<HealthDataModel> {
     return ok('Service is alive', { status: 'ok' });
   }
@@ -49,7 +52,7 @@ export class HealthController {
       'Redis or SMTP down is `status: degraded` with 200; only the database makes it 503.',
   })
   @ApiEnvelope(200, 'Service is ready', { data: HealthDataModel })
-  @ApiErrors(...ANY_ROUTE, 'SERVICE_UNAVAILABLE')
+  @ApiErrors('INTERNAL_ERROR', 'SERVICE_UNAVAILABLE')
   async ready(): Promise<Envelope<HealthDataModel>> {
     const indicators = [() => this.check('database', () => this.database.ping().then(() => true))];
     if (this.redis.enabled) {
