@@ -66,8 +66,8 @@ describe('JWKS with HS256, the default', () => {
 
   it('is not rate-limited, and does not use up the general budget', async () => {
     for (let i = 0; i < 10; i++) await t.http().get(JWKS_PATH).expect(200);
-    for (let i = 0; i < 3; i++) await t.http().get('/api/v1/health').expect(200);
-    expectError(await t.http().get('/api/v1/health'), 429, 'RATE_LIMITED');
+    for (let i = 0; i < 3; i++) await t.http().get('/api/v1/auth/verify-token').expect(401);
+    expectError(await t.http().get('/api/v1/auth/verify-token'), 429, 'RATE_LIMITED');
     await t.http().get(JWKS_PATH).expect(200);
   });
 });
