@@ -11,7 +11,7 @@ export const MALFORMED_BODY: object = Object.freeze({});
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
-export function isJsonType(headers: IncomingHttpHeaders): boolean {
+function isJsonType(headers: IncomingHttpHeaders): boolean {
   return JSON_TYPE.test(headers['content-type'] ?? '');
 }
 
