@@ -56,6 +56,7 @@ export function loadConfig(env: RawEnv): Config {
     database: {
       url: readDatabaseUrl(read),
       poolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 500),
+      timeoutMs: read.int('DATABASE_TIMEOUT_MS', 2000, 100, 60_000),
     },
     jwt: {
       access: readAccessSigning(read, algorithm, accessSecret, { production, dataDir, accessTtl }),

@@ -30,6 +30,8 @@ export class AppConfig {
 export class DatabaseConfig {
   readonly url!: string;
   readonly poolSize!: number;
+  /** Deadline of any database call (pool wait, query, transaction), in milliseconds. */
+  readonly timeoutMs!: number;
 }
 
 /**

@@ -7,6 +7,7 @@ import { Database } from './database.service';
 
 @Module({
   imports: [
+    ConfigSectionsModule,
     TypeOrmModule.forRootAsync({
       imports: [ConfigSectionsModule],
       inject: [DatabaseConfig],

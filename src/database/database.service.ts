@@ -1,14 +1,29 @@
-import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager, FindOneOptions } from 'typeorm';
+import {
+  Injectable,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
+import { DataSource, EntityManager, FindOneOptions, QueryRunner } from 'typeorm';
+import { BackgroundCheck } from '../common/background-check';
 import { AppException } from '../common/errors/app.exception';
+import { DatabaseConfig } from '../config/config.sections';
+import { DeadlineExceeded, withinDeadline } from './connection-deadline';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
 import { SqljsPersistence } from './sqljs-persistence';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
 
-/** What runs once a transaction has committed, and whether it must be on disk first (sql.js). */
+/** A `SELECT 1` slower than this means the server hangs (readiness answers within 1 s). */
+const PROBE_LATE_MS = 500;
+const PROBE_INTERVAL_MS = 1000;
+
+/**
+ * What runs once a transaction has committed, before the caller answers (a hook may return a
+ * promise: telling other instances of a revocation), and whether it must be on disk first (sql.js).
+ */
 interface CommitHooks {
-  run: Array<() => void>;
+  run: Array<() => void | Promise<void>>;
   durable: boolean;
 }
 
@@ -16,18 +31,34 @@ interface CommitHooks {
  * The one door to the database. sql.js is a single in-process connection with no locking: two
  * interleaved requests would share (and roll back) each other's transactions. There, all work is
  * queued and runs one unit at a time; on MySQL it runs concurrently on the pool. A lost connection
- * becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors.
+ * becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors, and so does a call
+ * (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A missed deadline has the
+ * server probed at once; while `SELECT 1` does not answer promptly every call answers 503
+ * without waiting, so a request spends at most one deadline on a server that hangs or freezes,
+ * and the probe (once a second) lets work through again when it answers.
  */
 @Injectable()
-export class Database implements OnModuleInit, OnApplicationShutdown {
+export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly serialized: boolean;
   private readonly persistence: SqljsPersistence | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   /** Callbacks to run once the transaction a manager belongs to has committed. */
   private readonly commitHooks = new WeakMap<EntityManager, CommitHooks>();
+  private readonly timeoutMs: number;
+  private readonly probe: BackgroundCheck;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    config: DatabaseConfig,
+  ) {
+    this.timeoutMs = config.timeoutMs;
     this.serialized = dataSource.options.type === 'sqljs';
+    // sql.js runs in process and cannot hang: there a probe is only late when the queue is long.
+    this.probe = new BackgroundCheck(
+      () => this.selectOne(),
+      PROBE_INTERVAL_MS,
+      this.serialized ? this.timeoutMs : PROBE_LATE_MS,
+    );
     const location = dataSource.options.type === 'sqljs' ? dataSource.options.location : undefined;
     this.persistence = location
       ? new SqljsPersistence(dataSource, location, (task) =>
@@ -53,55 +84,70 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
+  onApplicationBootstrap(): void {
+    this.probe.start();
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    this.probe.stop();
     await this.persistence?.flush();
+  }
+
+  /** The server answers promptly (readiness reports this). */
+  get available(): boolean {
+    return this.probe.isUp;
   }
 
   /** Reads and single-statement writes. */
   run<T>(work: Work<T>): Promise<T> {
-    return this.schedule(() => work(this.dataSource.manager));
+    const deadline = Date.now() + this.timeoutMs;
+    return this.schedule(deadline, () =>
+      this.onConnection(deadline, (runner) => work(runner.manager)),
+    );
   }
 
   /**
-   * Several statements that must all happen or none. A deadlock victim is run again (twice at
-   * most, after a short random pause): revocations and rotations of one user can lock the same
-   * rows in different orders. A third conflict answers 503.
+   * Several statements that must all happen or none, within one deadline. A deadlock victim is
+   * run again (twice at most, after a short random pause): revocations and rotations of one user
+   * can lock the same rows in different orders. A third conflict answers 503. The commit hooks
+   * have run (and settled) when this returns.
    */
   async transaction<T>(work: Work<T>): Promise<T> {
-    const { result, written } = await this.schedule(async () => {
-      for (let attempt = 1; ; attempt++) {
-        const hooks: CommitHooks = { run: [], durable: false };
-        try {
-          const result = await this.dataSource.transaction((manager) => {
-            this.commitHooks.set(manager, hooks);
-            return work(manager);
+    const deadline = Date.now() + this.timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      const hooks: CommitHooks = { run: [], durable: false };
+      try {
+        const { result, after } = await this.schedule(deadline, async () => {
+          const result = await this.onConnection(deadline, (runner) =>
+            this.inTransaction(runner, hooks, work),
+          );
+          // Started at once, inside the queue on sql.js, so caches are cleared before the next
+          // unit of work; awaited below. A change to a user (logout, reset, revocation) is on
+          // disk before it is acknowledged: a crash right after must not bring a revoked token
+          // back. The snapshot is taken here; the file is written while other requests go on.
+          const pending = hooks.run.map((hook) => Promise.resolve(hook()));
+          if (hooks.durable && this.persistence) pending.push(this.persistence.persist());
+          return { result, after: Promise.all(pending) };
+        });
+        await after;
+        return result;
+      } catch (error) {
+        if (!isTransientConflict(error)) throw error;
+        if (attempt === 3) {
+          throw new AppException('SERVICE_UNAVAILABLE', {
+            message: 'The database is busy, try again',
           });
-          for (const hook of hooks.run) hook();
-          // A change to a user (logout, reset, revocation) is on disk before it is acknowledged:
-          // a crash right after must not bring a revoked token back. The snapshot is taken here,
-          // inside the queue; the file is written while other requests go on.
-          const written = hooks.durable ? this.persistence?.persist() : undefined;
-          return { result, written };
-        } catch (error) {
-          if (!isTransientConflict(error)) throw error;
-          if (attempt === 3) {
-            throw new AppException('SERVICE_UNAVAILABLE', {
-              message: 'The database is busy, try again',
-            });
-          }
-          await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
         }
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
       }
-    });
-    await written;
-    return result;
+    }
   }
 
   /**
    * Runs `hook` once the transaction `manager` belongs to has committed (caches are cleared
    * after the change is visible, not before). Outside a transaction this is a programming error.
    */
-  afterCommit(manager: EntityManager, hook: () => void): void {
+  afterCommit(manager: EntityManager, hook: () => void | Promise<void>): void {
     this.hooksOf(manager).run.push(hook);
   }
 
@@ -152,8 +198,12 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
     return this.serialized ? '' : ' LOCK IN SHARE MODE';
   }
 
-  async ping(): Promise<void> {
-    await this.run((manager) => manager.query('SELECT 1'));
+  /** The probe's `SELECT 1`, past the fail-fast check: it is what lifts it. */
+  private async selectOne(): Promise<boolean> {
+    const deadline = Date.now() + Math.min(PROBE_LATE_MS, this.timeoutMs);
+    const select = () => this.onConnection(deadline, (runner) => runner.query('SELECT 1'));
+    await (this.serialized ? this.enqueue(select) : select());
+    return true;
   }
 
   /** One unit at a time, in order (sql.js). */
@@ -163,18 +213,69 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
     return result;
   }
 
-  private async schedule<T>(task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` now (MySQL) or in turn (sql.js: a task whose deadline passed while it waited is
+   * not started), unless the server is known not to answer, and turns lost connections and
+   * missed deadlines into 503.
+   */
+  private async schedule<T>(deadline: number, task: () => Promise<T>): Promise<T> {
     try {
+      if (!this.available) throw new DeadlineExceeded();
       if (!this.serialized) return await task();
-      const result = this.enqueue(task);
+      const result = this.enqueue(() => {
+        if (Date.now() > deadline) throw new DeadlineExceeded();
+        return task();
+      });
       this.persistence?.schedule();
       return await result;
     } catch (error) {
+      if (error instanceof DeadlineExceeded) {
+        this.probe.checkNow();
+        throw new AppException('SERVICE_UNAVAILABLE', {
+          message: 'The database did not answer in time, try again later',
+        });
+      }
       if (isConnectionFailure(error)) {
         throw new AppException('SERVICE_UNAVAILABLE', {
           message: 'The database is unavailable, try again later',
         });
       }
+      throw error;
+    }
+  }
+
+  /**
+   * A connection of its own for the task (one pooled MySQL connection, given back afterwards),
+   * under the deadline on MySQL. sql.js runs in process and cannot hang.
+   */
+  private async onConnection<T>(
+    deadline: number,
+    task: (runner: QueryRunner) => Promise<T>,
+  ): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      if (this.serialized) return await task(runner);
+      return await withinDeadline(runner, runner.connect(), deadline, () => task(runner));
+    } finally {
+      // Harmless for a connection given up at its deadline: it has left the pool already.
+      await runner.release();
+    }
+  }
+
+  private async inTransaction<T>(
+    runner: QueryRunner,
+    hooks: CommitHooks,
+    work: Work<T>,
+  ): Promise<T> {
+    await runner.startTransaction();
+    this.commitHooks.set(runner.manager, hooks);
+    try {
+      const result = await work(runner.manager);
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      // A connection that failed rolls back on the server by itself.
+      await runner.rollbackTransaction().catch(() => undefined);
       throw error;
     }
   }

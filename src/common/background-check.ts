@@ -1,0 +1,51 @@
+/**
+ * A dependency checked on a timer, never on a request: whoever asks gets the last result at once,
+ * however slow the dependency is, and no amount of asking makes it checked more often. A check
+ * still running past `lateMs` already counts as down: a dependency that hangs is reported within
+ * that, not only when its own timeout ends the check.
+ */
+export class BackgroundCheck {
+  private up = true;
+  private startedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(
+    private readonly check: () => Promise<boolean>,
+    private readonly intervalMs: number,
+    private readonly lateMs: number,
+  ) {}
+
+  /** Checks now, then `intervalMs` after each check ends (never two at once). */
+  start(): void {
+    this.running = true;
+    void this.tick();
+  }
+
+  stop(): void {
+    this.running = false;
+    clearTimeout(this.timer);
+  }
+
+  /** Checks at once (unless a check is under way): something suggests the answer changed. */
+  checkNow(): void {
+    if (!this.running || this.startedAt !== 0) return;
+    clearTimeout(this.timer);
+    void this.tick();
+  }
+
+  get isUp(): boolean {
+    if (this.startedAt !== 0 && Date.now() - this.startedAt > this.lateMs) return false;
+    return this.up;
+  }
+
+  private async tick(): Promise<void> {
+    this.startedAt = Date.now();
+    const up = await this.check().catch(() => false);
+    this.up = up && Date.now() - this.startedAt <= this.lateMs;
+    this.startedAt = 0;
+    if (!this.running) return;
+    this.timer = setTimeout(() => void this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+}
