@@ -1,4 +1,5 @@
 import { cookiesOf, expectError, uniqueUser } from './support/auth-helpers';
+import { eventually } from './support/shared-redis';
 import { TestApp, startTestApp } from './support/test-app';
 
 describe('what the database holds', () => {
@@ -76,6 +77,11 @@ describe('what the database holds', () => {
     await t.http().get('/api/v1/health/ready').expect(200);
     await t.dataSource.destroy();
     try {
+      // Readiness answers from a check made every second in the background.
+      await eventually(
+        async () => (await t.http().get('/api/v1/health/ready')).status === 503,
+        2500,
+      );
       expectError(await t.http().get('/api/v1/health/ready'), 503, 'SERVICE_UNAVAILABLE');
       // Liveness: the process itself is fine, and restarting it would not bring MySQL back.
       await t.http().get('/api/v1/health').expect(200);

@@ -1,4 +1,5 @@
 import { SmtpSink } from './support/mailbox';
+import { eventually } from './support/shared-redis';
 import { TcpProxy } from './support/tcp-proxy';
 import { TestApp, startTestApp } from './support/test-app';
 
@@ -44,8 +45,13 @@ describe('liveness and readiness', () => {
       const ready = await t.http().get('/api/v1/health/ready').expect(200);
       expect(ready.body.data.checks).toEqual({ database: 'up', smtp: 'up' });
 
-      // Still ready (mail is refused with EMAIL_SERVICE_ERROR meanwhile), and says what is down.
+      // Still ready (mail is refused with EMAIL_SERVICE_ERROR meanwhile), and says what is down
+      // once its background check has seen it.
       await proxy.cut();
+      await eventually(
+        async () => (await t.http().get('/api/v1/health/ready')).body.data?.status === 'degraded',
+        8000,
+      );
       const degraded = await t.http().get('/api/v1/health/ready').expect(200);
       expect(degraded.body).toEqual({
         success: true,
@@ -54,8 +60,39 @@ describe('liveness and readiness', () => {
       });
 
       await proxy.restore();
-      const back = await t.http().get('/api/v1/health/ready').expect(200);
-      expect(back.body.data.status).toBe('ok');
+      await eventually(
+        async () => (await t.http().get('/api/v1/health/ready')).body.data?.status === 'ok',
+        8000,
+      );
+    } finally {
+      await proxy.stop();
+      await sink.stop();
+    }
+  });
+
+  it('answers readiness within 1 s while SMTP accepts connections and never answers', async () => {
+    const sink = await new SmtpSink().start();
+    const proxy = await new TcpProxy('127.0.0.1', sink.port).start();
+    try {
+      // The default SMTP timeout (5 s): readiness must not wait it out.
+      t = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${proxy.port}` });
+      await eventually(
+        async () => (await t.http().get('/api/v1/health/ready')).body.data?.status === 'ok',
+        8000,
+      );
+      proxy.stall();
+      const answers: Array<{ ms: number; smtp: string }> = [];
+      // Longer than one SMTP check interval plus the SMTP timeout: every kind of check is met.
+      const until = Date.now() + 7000;
+      while (Date.now() < until) {
+        const started = Date.now();
+        const ready = await t.http().get('/api/v1/health/ready').expect(200);
+        answers.push({ ms: Date.now() - started, smtp: ready.body.data.checks.smtp });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(answers.at(-1)?.smtp).toBe('down');
+      expect(answers.filter((answer) => answer.ms >= 1000)).toEqual([]);
+      expect(answers.length).toBeGreaterThan(20);
     } finally {
       await proxy.stop();
       await sink.stop();

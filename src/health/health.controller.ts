@@ -1,26 +1,16 @@
 import { Controller, Get } from '@nestjs/common';
-import {
-  HealthCheckService,
-  HealthIndicatorResult,
-  HealthIndicatorService,
-} from '@nestjs/terminus';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
-import { MailConfig } from '../config/config.sections';
-import { Database } from '../database/database.service';
-import { MailService } from '../mail/mail.service';
 import { HealthDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
-import { RedisService } from '../redis/redis.service';
-
-type Checks = Record<string, 'up' | 'down'>;
+import { Readiness } from './readiness.service';
 
 /**
  * Liveness (`/health`: the process answers) and readiness (`/health/ready`: the database answers;
- * Redis and SMTP, when configured, are reported too). A load balancer takes an instance out on
- * 503 from `ready`; an orchestrator restarts it only when `/health` stops answering, which a
+ * Redis and SMTP, when configured, are reported too), both answered without waiting on anything.
+ * A load balancer takes an instance out on 503 from `ready`; an orchestrator restarts it only when `/health` stops answering, which a
  * database outage never causes. Neither is rate-limited: a load balancer probes every second or
  * so from one address, and a limit would take every instance out at once.
  */
@@ -28,14 +18,7 @@ type Checks = Record<string, 'up' | 'down'>;
 @Controller('health')
 @SkipThrottle({ general: true, auth: true })
 export class HealthController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly indicator: HealthIndicatorService,
-    private readonly database: Database,
-    private readonly redis: RedisService,
-    private readonly mail: MailService,
-    private readonly mailConfig: MailConfig,
-  ) {}
+  constructor(private readonly readiness: Readiness) {}
 
   @Get()
   @ApiOperation({ summary: 'Liveness: the process answers' })
@@ -49,27 +32,13 @@ export class HealthController {
   @ApiOperation({
     summary: 'Readiness: the database answers (Redis and SMTP, when configured, are reported)',
     description:
+      'Answers at once from checks made in the background (the database every second). ' +
       'Redis or SMTP down is `status: degraded` with 200; only the database makes it 503.',
   })
   @ApiEnvelope(200, 'Service is ready', { data: HealthDataModel })
   @ApiErrors('INTERNAL_ERROR', 'SERVICE_UNAVAILABLE')
-  async ready(): Promise<Envelope<HealthDataModel>> {
-    const indicators = [() => this.check('database', () => this.database.ping().then(() => true))];
-    if (this.redis.enabled) {
-      indicators.push(() => this.check('redis', () => Promise.resolve(this.redis.ready)));
-    }
-    if (this.mailConfig.smtpUrl) {
-      indicators.push(() => this.check('smtp', () => this.mail.reachable()));
-    }
-    let details: Record<string, { status: string }>;
-    try {
-      details = (await this.health.check(indicators)).details;
-    } catch (error) {
-      details =
-        (error as { response?: { details?: Record<string, { status: string }> } }).response
-          ?.details ?? {};
-    }
-    const checks = statuses(details);
+  ready(): Envelope<HealthDataModel> {
+    const checks = this.readiness.checks();
     if (checks.database !== 'up') {
       throw new AppException('SERVICE_UNAVAILABLE', {
         message: 'Not ready: the database is unreachable',
@@ -86,16 +55,4 @@ export class HealthController {
           checks,
         });
   }
-
-  private async check(key: string, probe: () => Promise<boolean>): Promise<HealthIndicatorResult> {
-    const session = this.indicator.check(key);
-    const up = await probe().catch(() => false);
-    return up ? session.up() : session.down();
-  }
-}
-
-function statuses(details: Record<string, { status: string }>): Checks {
-  return Object.fromEntries(
-    Object.entries(details).map(([name, { status }]) => [name, status === 'up' ? 'up' : 'down']),
-  );
 }
