@@ -1,15 +1,22 @@
 import { AddressInfo, Server, Socket, connect, createServer } from 'node:net';
 
 /**
- * A TCP proxy the test owns, in front of a shared server (Redis, MariaDB): `cut()` drops every
- * connection and refuses new ones, as a server that went away would, without touching the
- * machine's shared server; `restore()` brings it back on the same port.
+ * A TCP proxy the test owns, in front of a shared server (Redis, MariaDB), to fail it without
+ * touching the machine's server: `cut()` drops every connection and refuses new ones, as a
+ * server that went away; `stall()` drops them and accepts new ones without ever answering, as a
+ * server that hangs; `freeze()` keeps every connection open but delivers nothing more to the
+ * server, as a frozen one (replies it had already sent still arrive, as they would from a
+ * stopped process's socket). A client that gives up a connection takes the server side down
+ * with it, and what the proxy held back is never delivered.
  */
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  /** Client → server halves, to hold back while frozen. */
+  private readonly requests = new Map<Socket, Socket>();
   /** Accept connections but relay nothing: a server that hangs instead of refusing. */
   private stalled = false;
+  private frozen = false;
   port = 0;
 
   constructor(
@@ -32,6 +39,7 @@ export class TcpProxy {
 
   restore(): Promise<void> {
     this.stalled = false;
+    this.frozen = false;
     return this.listen(this.port);
   }
 
@@ -45,6 +53,21 @@ export class TcpProxy {
   /** Back to relaying, after `stall()`. */
   unstall(): void {
     this.stalled = false;
+  }
+
+  /** Open connections go silent; new ones are accepted and never answered. */
+  freeze(): void {
+    this.frozen = true;
+    for (const [client, upstream] of this.requests) {
+      client.unpipe(upstream);
+      client.pause();
+    }
+  }
+
+  /** Relays again what was held back and what comes next, after `freeze()`. */
+  thaw(): void {
+    this.frozen = false;
+    for (const [client, upstream] of this.requests) client.pipe(upstream);
   }
 
   stop(): Promise<void> {
@@ -64,7 +87,7 @@ export class TcpProxy {
   }
 
   private relay(client: Socket): void {
-    if (this.stalled) {
+    if (this.stalled || this.frozen) {
       this.sockets.add(client);
       client.on('error', () => undefined);
       client.on('close', () => this.sockets.delete(client));
@@ -79,9 +102,11 @@ export class TcpProxy {
       from.on('error', () => to.destroy());
       from.on('close', () => {
         this.sockets.delete(from);
+        this.requests.delete(client);
         to.destroy();
       });
       from.pipe(to);
     }
+    this.requests.set(client, upstream);
   }
 }
