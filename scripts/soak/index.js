@@ -8,7 +8,7 @@
 const { execFileSync, execSync, spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
-const { availableParallelism, cpus } = require('node:os');
+const { availableParallelism, cpus, loadavg } = require('node:os');
 const { delimiter, join } = require('node:path');
 const autocannon = require('autocannon');
 const { followRefreshChain, jsonPost, waitForHealth } = require('../bench/load');
@@ -74,10 +74,12 @@ async function main() {
   const users = [];
   for (let i = 0; i < 4; i++) users.push(await newUser(url, `soak${i}`));
   const memory = instances.map((instance) => ({ start: instance.rssMb(), samples: [] }));
-  const sampler = setInterval(
-    () => instances.forEach((instance, i) => memory[i].samples.push(instance.rssMb())),
-    2000,
-  );
+  // The machine's load, a condition of the figures: anything else running skews them.
+  const load = [loadavg()[0]];
+  const sampler = setInterval(() => {
+    instances.forEach((instance, i) => memory[i].samples.push(instance.rssMb()));
+    load.push(loadavg()[0]);
+  }, 2000);
   console.log(
     `Mixed load for ${DURATION} s${proxy ? ` through HAProxy to ${INSTANCES} instances` : ''}…`,
   );
@@ -97,7 +99,7 @@ async function main() {
   });
   // Stopped before the report: the instances' last log lines are written as they exit.
   await cleanUp();
-  const report = summarize(results, instances, memory, proxy);
+  const report = summarize(results, instances, memory, proxy, load);
   console.log(`\n${report.text}\n`);
   writeDoc(report.text);
   if (!report.passed) process.exitCode = 1;
@@ -460,7 +462,7 @@ function memoryTrend(samples) {
   };
 }
 
-function summarize(results, instances, memory, proxy) {
+function summarize(results, instances, memory, proxy, load) {
   const serverErrors = results.reduce(
     (n, r) =>
       n +
@@ -503,6 +505,7 @@ function summarize(results, instances, memory, proxy) {
         `- RSS${instances.length > 1 ? ` of ${instance.name}` : ''}: ${memory[i].start.toFixed(0)} MB as the load started, ${memory[i].end.toFixed(0)} MB at its end, ${memory[i].peak.toFixed(0)} MB at most since the process started; ${trends[i].text}.`,
     ),
     `- ${DURATION} s on ${cpus()[0].model.trim()}, ${availableParallelism()} cores; Node ${process.version}; ${setupName()}; \`node ${[...NODE_FLAGS, 'dist/main.js'].join(' ')}\`, \`NODE_ENV=production\`, \`BCRYPT_COST=10\`, rate limits raised${proxy ? `, \`TRUST_PROXY=loopback\`; ${proxy.version.replace(/ - https?:.*$/, '')}` : ''}; load from autocannon on the same machine, over loopback.`,
+    `- Load average (1 min) of the machine: ${load[0].toFixed(1)} as the load started, ${Math.max(...load).toFixed(1)} at most, ${load[load.length - 1].toFixed(1)} at the end (the service, the load and HAProxy themselves included).`,
     `- Run at ${new Date().toISOString()}.`,
   ];
   for (const line of errorLines.slice(0, 5))
