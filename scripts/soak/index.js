@@ -446,10 +446,9 @@ const round = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 /** RSS per quarter of the run; it has levelled off when the last quarter grew little over the second. */
 function memoryTrend(samples) {
   const quarter = (q) => {
-    const slice = samples.slice(
-      Math.floor((samples.length * (q - 1)) / 4),
-      Math.floor((samples.length * q) / 4),
-    );
+    const from = Math.floor((samples.length * (q - 1)) / 4);
+    // A short run has fewer samples than quarters: each quarter then takes at least one.
+    const slice = samples.slice(from, Math.max(Math.floor((samples.length * q) / 4), from + 1));
     return Math.max(...slice);
   };
   const quarters = [1, 2, 3, 4].map(quarter);
