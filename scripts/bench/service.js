@@ -67,12 +67,15 @@ async function startBuiltService({
     rssMb: () => memoryMb('VmRSS'),
     peakRssMb: () => memoryMb('VmHWM'),
     stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      // Already gone when Ctrl-C reached it too (one process group).
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-module.exports = { NODE_FLAGS, ROOT, startBuiltService };
+module.exports = { NODE_FLAGS, ROOT, freePort, startBuiltService };
