@@ -9,6 +9,7 @@ import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-s
 import { PurgeIndexes1763856000000 } from './migrations/1763856000000-purge-indexes';
 import { RetiredSessionsIndex1763942400000 } from './migrations/1763942400000-retired-sessions-index';
 import { AuditEvents1764028800000 } from './migrations/1764028800000-audit-events';
+import { LiveSessionsIndexes1764115200000 } from './migrations/1764115200000-live-sessions-indexes';
 
 export const ENTITIES = [User, RefreshSession, VerificationToken, AuditEvent];
 export const MIGRATIONS = [
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   PurgeIndexes1763856000000,
   RetiredSessionsIndex1763942400000,
   AuditEvents1764028800000,
+  LiveSessionsIndexes1764115200000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */
