@@ -219,8 +219,9 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
    * missed deadlines into 503.
    */
   private async schedule<T>(deadline: number, task: () => Promise<T>): Promise<T> {
+    // Not a probe per refused call: the probe runs once a second and after a real miss.
+    if (!this.available) throw unavailable();
     try {
-      if (!this.available) throw new DeadlineExceeded();
       if (!this.serialized) return await task();
       const result = this.enqueue(() => {
         if (Date.now() > deadline) throw new DeadlineExceeded();
@@ -235,11 +236,7 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
           message: 'The database did not answer in time, try again later',
         });
       }
-      if (isConnectionFailure(error)) {
-        throw new AppException('SERVICE_UNAVAILABLE', {
-          message: 'The database is unavailable, try again later',
-        });
-      }
+      if (isConnectionFailure(error)) throw unavailable();
       throw error;
     }
   }
@@ -279,4 +276,10 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
       throw error;
     }
   }
+}
+
+function unavailable(): AppException {
+  return new AppException('SERVICE_UNAVAILABLE', {
+    message: 'The database is unavailable, try again later',
+  });
 }
