@@ -66,7 +66,7 @@ async function listen(app: INestApplication, port: number, host: string | undefi
 }
 
 main().catch((error: unknown) => {
-  // A configuration error is one line naming the variable; anything else is a boot failure.
+  // A configuration error is one line naming every bad variable; anything else is a boot failure.
   const line =
     error instanceof ConfigError
       ? error.message

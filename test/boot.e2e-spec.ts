@@ -12,7 +12,7 @@ describe('boot', () => {
     await expect(buildApp({ PORT: '99999' })).rejects.toThrow(ConfigError);
   });
 
-  it('stops the real process with exit 1 and one line naming the variable', () => {
+  it('stops the real process with exit 1 and one line naming every bad variable', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'auth-boot-'));
     try {
       const result = spawnSync(
@@ -36,7 +36,9 @@ describe('boot', () => {
       expect(result.status).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
-        'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production\n',
+        'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production; ' +
+          'JWT_REFRESH_SECRET is required when NODE_ENV=production; ' +
+          'SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)\n',
       );
     } finally {
       rmSync(cwd, { recursive: true, force: true });
