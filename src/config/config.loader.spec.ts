@@ -94,8 +94,12 @@ describe('loadConfig', () => {
     expect(config.app.appOrigins).toEqual(['https://app.example.com', 'http://localhost:4200']);
   });
 
+  it('accepts PORT=0, any free port', () => {
+    expect(loadConfig({ ...SECRETS, DATA_DIR: dataDir, PORT: '0' }).app.port).toBe(0);
+  });
+
   it.each([
-    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 1 to 65535 (got "abc")'],
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")'],
     [
       { BCRYPT_COST: '40' },
       'Invalid configuration: BCRYPT_COST must be an integer from 4 to 15 (got "40")',
@@ -167,7 +171,7 @@ describe('loadConfig', () => {
     };
     expect(() => loadConfig(env)).toThrow(
       new Error(
-        'Invalid configuration: PORT must be an integer from 1 to 65535 (got "abc"); ' +
+        'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc"); ' +
           'CORS_ORIGINS must list http(s) origins separated by commas (got "not a url"); ' +
           'HTTP_PLATFORM must be one of express, fastify (got "koa"); ' +
           'COOKIE_SAMESITE can be none only with COOKIE_SECURE=true; ' +

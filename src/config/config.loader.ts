@@ -25,7 +25,7 @@ export function loadConfig(env: RawEnv): Config {
   const read = new EnvReader(env);
   const nodeEnv = read.string('NODE_ENV') ?? 'development';
   const production = nodeEnv === 'production';
-  const port = read.int('PORT', 3000, 1, 65_535);
+  const port = read.int('PORT', 3000, 0, 65_535);
   const dataDir = resolve(read.string('DATA_DIR') ?? './data');
   const corsOrigins = read.origins('CORS_ORIGINS', ['http://localhost:5173']);
   const accessTtl = read.int('ACCESS_TOKEN_TTL', 900, 1, DAY);
