@@ -5,6 +5,8 @@ import { setFlagsFromString } from 'node:v8';
 setFlagsFromString('--heap-growing-percent=10');
 import 'reflect-metadata';
 import { INestApplication, Logger } from '@nestjs/common';
+import { Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { createApp } from './app.factory';
 import { AppConfig } from './config/config.sections';
 import { ConfigError } from './config/env.reader';
@@ -17,9 +19,21 @@ async function main(): Promise<void> {
   const config = app.get(AppConfig);
   await listen(app, config.port, config.host);
   stopOnSignals(app);
+  const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
   new Logger('Bootstrap').log(
-    `Listening on ${config.publicUrl}/api/v1 (port ${config.port}, ${config.httpPlatform})`,
+    `Listening on ${urlOnPort(config.publicUrl, port)}/api/v1 (port ${port}, ${config.httpPlatform})`,
   );
+}
+
+/**
+ * With PORT=0 the system picks the port while listening, after the configuration was read; a URL
+ * naming port 0 (PUBLIC_URL's default then) is logged with the port obtained.
+ */
+function urlOnPort(url: string, port: number): string {
+  const parsed = new URL(url);
+  if (parsed.port !== '0') return url;
+  parsed.port = String(port);
+  return parsed.href.replace(/\/+$/, '');
 }
 
 /**
@@ -66,7 +80,7 @@ async function listen(app: INestApplication, port: number, host: string | undefi
 }
 
 main().catch((error: unknown) => {
-  // A configuration error is one line naming the variable; anything else is a boot failure.
+  // A configuration error is one line naming every bad variable; anything else is a boot failure.
   const line =
     error instanceof ConfigError
       ? error.message

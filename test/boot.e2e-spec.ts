@@ -1,18 +1,18 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import initSqlJs from 'sql.js';
 import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../src/config/env.reader';
-import { buildApp } from './support/test-app';
+import { HTTP_PLATFORM, buildApp } from './support/test-app';
 
 describe('boot', () => {
   it('rejects bad configuration before anything starts', async () => {
     await expect(buildApp({ PORT: '99999' })).rejects.toThrow(ConfigError);
   });
 
-  it('stops the real process with exit 1 and one line naming the variable', () => {
+  it('stops the real process with exit 1 and one line naming every bad variable', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'auth-boot-'));
     try {
       const result = spawnSync(
@@ -36,12 +36,58 @@ describe('boot', () => {
       expect(result.status).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
-        'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production\n',
+        'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production; ' +
+          'JWT_REFRESH_SECRET is required when NODE_ENV=production; ' +
+          'SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)\n',
       );
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
   });
+
+  it('takes any free port with PORT=0 and logs the port it obtained', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'auth-port0-'));
+    const child = spawn(
+      process.execPath,
+      ['-r', require.resolve('ts-node/register/transpile-only'), join(__dirname, '../src/main.ts')],
+      {
+        cwd,
+        env: {
+          PATH: process.env.PATH,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          HTTP_PLATFORM,
+          DATABASE_URL: 'sqlite::memory:',
+          TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
+        },
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        const pattern = new RegExp(
+          `Listening on http://localhost:(\\d+)/api/v1 \\(port (\\d+), ${HTTP_PLATFORM}\\)`,
+        );
+        child.stdout.on('data', () => {
+          const found = pattern.exec(output);
+          if (found && found[1] === found[2]) resolve(Number(found[2]));
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+      });
+      expect(port).toBeGreaterThan(0);
+      const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      expect(health.status).toBe(200);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('keeps the embedded SQLite file readable by its owner only, and reopens it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'auth-sqlite-'));

@@ -115,6 +115,34 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
       .send('{"email": ');
     expectError(response, 400, 'VALIDATION_ERROR');
     expect(response.body.message).toBe('The request body is not valid JSON');
+    expect(response.body.details).toEqual([
+      { field: 'body', message: 'The request body is not valid JSON' },
+    ]);
+  });
+
+  it.each([
+    ['/api/v1/auth/reset-password', '{"email": "a@example.com"'],
+    ['/api/v1/auth/verify-email', '{token: 1}'],
+    ['/api/v1/email/forgot-password', '\u0000'],
+  ])('answers bad JSON on %s with details naming the body', async (path, text) => {
+    const response = await t.http().post(path).set('Content-Type', 'application/json').send(text);
+    expectError(response, 400, 'VALIDATION_ERROR');
+    expect(response.body.details).toEqual([
+      { field: 'body', message: 'The request body is not valid JSON' },
+    ]);
+    expect(JSON.stringify(response.body)).not.toMatch(/Unexpected|position|SyntaxError/);
+  });
+
+  it('answers a JSON body that is not an object with details naming the body', async () => {
+    const response = await t
+      .http()
+      .post('/api/v1/auth/register')
+      .set('Content-Type', 'application/json')
+      .send('"just a string"');
+    expectError(response, 400, 'VALIDATION_ERROR');
+    expect(response.body.details).toEqual([
+      { field: 'body', message: 'The request body must be a JSON object' },
+    ]);
   });
 
   it('sends security headers and no X-Powered-By', async () => {

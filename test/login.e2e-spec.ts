@@ -110,6 +110,9 @@ describe('POST /api/v1/auth/login', () => {
       .send('{"email": "a@example.com",');
     expectError(response, 400, 'LOGIN_FAILED');
     expect(response.body.message).toBe('The request body is not valid JSON');
+    expect(response.body.details).toEqual([
+      { field: 'body', message: 'The request body is not valid JSON' },
+    ]);
   });
 
   it('gives non-browser clients the body-token shape on request, without cookies', async () => {

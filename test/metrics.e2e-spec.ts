@@ -1,5 +1,13 @@
-import { cookiesOf, expectError, refreshWith, registerUser } from './support/auth-helpers';
-import { TestApp, startTestApp } from './support/test-app';
+import { spawnSync } from 'node:child_process';
+import * as jwt from 'jsonwebtoken';
+import {
+  cookiesOf,
+  expectError,
+  refreshWith,
+  registerAndLogin,
+  registerUser,
+} from './support/auth-helpers';
+import { REFRESH_SECRET, TestApp, startTestApp } from './support/test-app';
 
 const TOKEN = 'metrics-token-0123456789-abcdefghijkl';
 
@@ -91,6 +99,48 @@ describe('/metrics', () => {
 
     it('is not rate-limited: a scraper calls every few seconds', async () => {
       for (let i = 0; i < 45; i++) await scrape().expect(200);
+    });
+  });
+
+  describe('served text', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ METRICS_TOKEN: TOKEN });
+    });
+    afterAll(() => t.close());
+
+    const scrape = async () =>
+      (await t.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200)).text;
+
+    it('counts expired, malformed and wrong-kind refresh tokens as invalid', async () => {
+      const session = await registerAndLogin(t);
+      const claims = jwt.decode(session.refresh) as Record<string, unknown>;
+      const expired = jwt.sign(
+        { ...claims, exp: Math.floor(Date.now() / 1000) - 5 },
+        REFRESH_SECRET,
+      );
+      const invalid = 'auth_refreshes_total{outcome="invalid"}';
+      const before = sample(await scrape(), invalid);
+      for (const token of [expired, 'not-a-token', session.access]) {
+        expectError(await refreshWith(t, token), 401, 'INVALID_TOKEN');
+      }
+      expect(sample(await scrape(), invalid) - before).toBe(3);
+    });
+
+    it('passes promtool check metrics', async () => {
+      await t.http().get('/api/v1/health').expect(200);
+      const text = await scrape();
+      const result = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      if (result.error && 'code' in result.error && result.error.code === 'ENOENT') {
+        throw new Error(
+          "promtool is not installed: install Debian's prometheus package " +
+            '(apt-get install -y --no-install-recommends prometheus)',
+        );
+      }
+      expect({ status: result.status, problems: `${result.stdout}${result.stderr}` }).toEqual({
+        status: 0,
+        problems: '',
+      });
     });
   });
 });

@@ -40,8 +40,8 @@ export function readAccessSigning(
   if (algorithm === 'HS256') {
     // A key pair configured under the default algorithm is a forgotten JWT_ALGORITHM.
     const stray = KEY_VARIABLES.find((name) => read.string(name) !== undefined);
-    if (stray) throw new ConfigError(stray, 'is used only with JWT_ALGORITHM=ES256');
-    if (accessSecret === undefined) throw new ConfigError('JWT_ACCESS_SECRET', 'is required');
+    if (stray) throw ConfigError.of(stray, 'is used only with JWT_ALGORITHM=ES256');
+    if (accessSecret === undefined) throw ConfigError.of('JWT_ACCESS_SECRET', 'is required');
     return { algorithm, secret: accessSecret };
   }
 
@@ -53,7 +53,7 @@ export function readAccessSigning(
   if (privateSource) {
     current = parse(privateSource.variable, () => signingKeyFromPem(privateSource.text, algorithm));
   } else if (context.production) {
-    throw new ConfigError(
+    throw ConfigError.of(
       'JWT_PRIVATE_KEY',
       `(or JWT_PRIVATE_KEY_FILE) is required when NODE_ENV=production and JWT_ALGORITHM=${algorithm}`,
     );
@@ -81,7 +81,7 @@ function readPem(read: EnvReader, name: string): { variable: string; text: strin
   const inline = read.string(name);
   const path = read.string(`${name}_FILE`);
   if (inline !== undefined && path !== undefined) {
-    throw new ConfigError(`${name}_FILE`, `cannot be set together with ${name}`);
+    throw ConfigError.of(`${name}_FILE`, `cannot be set together with ${name}`);
   }
   if (inline !== undefined) return { variable: name, text: inline };
   if (path === undefined) return undefined;
@@ -89,14 +89,14 @@ function readPem(read: EnvReader, name: string): { variable: string; text: strin
     return { variable: `${name}_FILE`, text: readFileSync(resolve(path), 'utf8') };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ConfigError(`${name}_FILE`, `cannot be read (${code}: ${path})`);
+    throw ConfigError.of(`${name}_FILE`, `cannot be read (${code}: ${path})`);
   }
 }
 
 function readDevKeys(algorithm: AsymmetricAlgorithm, context: Context) {
   const file = devKeysFile(context.dataDir, algorithm);
   const where = (problem: string) =>
-    new ConfigError('DATA_DIR', `holds ${file}, which ${problem.replace(/^must/, 'should')}`);
+    ConfigError.of('DATA_DIR', `holds ${file}, which ${problem.replace(/^must/, 'should')}`);
   let stored;
   try {
     stored = loadOrCreateDevKeys(context.dataDir, algorithm, context.accessTtl);
@@ -118,7 +118,7 @@ function parse<T>(variable: string, read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof KeyProblem) throw new ConfigError(variable, error.message);
+    if (error instanceof KeyProblem) throw ConfigError.of(variable, error.message);
     throw error;
   }
 }

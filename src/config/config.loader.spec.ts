@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from './config.loader';
@@ -94,8 +94,12 @@ describe('loadConfig', () => {
     expect(config.app.appOrigins).toEqual(['https://app.example.com', 'http://localhost:4200']);
   });
 
+  it('accepts PORT=0, any free port', () => {
+    expect(loadConfig({ ...SECRETS, DATA_DIR: dataDir, PORT: '0' }).app.port).toBe(0);
+  });
+
   it.each([
-    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 1 to 65535 (got "abc")'],
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")'],
     [
       { BCRYPT_COST: '40' },
       'Invalid configuration: BCRYPT_COST must be an integer from 4 to 15 (got "40")',
@@ -151,6 +155,58 @@ describe('loadConfig', () => {
   ])('refuses %j with one line naming the variable', (env, message) => {
     expect(() => loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env })).toThrow(message);
     expect(message).not.toContain('\n');
+  });
+
+  it('names every bad variable at once, in one line', () => {
+    const env = {
+      ...SECRETS,
+      DATA_DIR: dataDir,
+      PORT: 'abc',
+      CORS_ORIGINS: 'not a url',
+      HTTP_PLATFORM: 'koa',
+      COOKIE_SAMESITE: 'none',
+      COOKIE_SECURE: 'false',
+      REDIS_URL: '127.0.0.1:6379',
+      BCRYPT_COST: '40',
+    };
+    expect(() => loadConfig(env)).toThrow(
+      new Error(
+        'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc"); ' +
+          'CORS_ORIGINS must list http(s) origins separated by commas (got "not a url"); ' +
+          'HTTP_PLATFORM must be one of express, fastify (got "koa"); ' +
+          'COOKIE_SAMESITE can be none only with COOKIE_SECURE=true; ' +
+          'REDIS_URL must look like redis://[:password@]host:port[/db]; ' +
+          'BCRYPT_COST must be an integer from 4 to 15 (got "40")',
+      ),
+    );
+  });
+
+  it('names every missing production variable at once, and writes no secrets', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir })).toThrow(
+      new Error(
+        'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production; ' +
+          'JWT_REFRESH_SECRET is required when NODE_ENV=production; ' +
+          'SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)',
+      ),
+    );
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('does not blame the key variables for a JWT_ALGORITHM it could not read', () => {
+    expect(() =>
+      loadConfig({
+        ...SECRETS,
+        DATA_DIR: dataDir,
+        JWT_ALGORITHM: 'RS256',
+        JWT_PRIVATE_KEY_FILE: '/nowhere/key.pem',
+        LOG_LEVEL: 'loud',
+      }),
+    ).toThrow(
+      new Error(
+        'Invalid configuration: JWT_ALGORITHM must be one of HS256, ES256 (got "RS256"); ' +
+          'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+      ),
+    );
   });
 
   it('requires both JWT secrets in production and never prints a secret', () => {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { compile as compileProxyList } from 'proxy-addr';
 import { readAccessSigning } from './access-keys.reader';
 import {
+  AccessSigning,
   Config,
   HTTP_PLATFORMS,
   HttpPlatform,
@@ -10,40 +11,47 @@ import {
   TrustProxySetting,
 } from './config.sections';
 import { loadOrCreateDevSecrets } from './dev-secrets';
-import { ConfigError, EnvReader, RawEnv } from './env.reader';
+import { EnvReader, RawEnv } from './env.reader';
 import { ACCESS_ALGORITHMS } from './signing-keys';
 
 const DAY = 86_400;
 const MIN_SECRET_LENGTH = 32;
 
 /**
- * Validates the whole environment once, at boot, and returns it as typed sections. The first
- * invalid variable throws a ConfigError whose message names it in one line.
+ * Validates the whole environment once, at boot, and returns it as typed sections. Any invalid
+ * variable throws a ConfigError whose one line names every invalid variable.
  */
 export function loadConfig(env: RawEnv): Config {
   const read = new EnvReader(env);
   const nodeEnv = read.string('NODE_ENV') ?? 'development';
   const production = nodeEnv === 'production';
-  const port = read.int('PORT', 3000, 1, 65_535);
+  const port = read.int('PORT', 3000, 0, 65_535);
   const dataDir = resolve(read.string('DATA_DIR') ?? './data');
   const corsOrigins = read.origins('CORS_ORIGINS', ['http://localhost:5173']);
   const accessTtl = read.int('ACCESS_TOKEN_TTL', 900, 1, DAY);
   const algorithm = readAlgorithm(read);
+  // A key variable is judged against the algorithm: with an unreadable one, it cannot be.
+  const knownAlgorithm = read.isValid('JWT_ALGORITHM');
   const publicUrl = read.url('PUBLIC_URL', `http://localhost:${port}`);
   const issuer = read.string('JWT_ISSUER') ?? publicUrl;
   const { accessSecret, refreshSecret } = readSecrets(
     read,
     production,
     dataDir,
-    algorithm === 'HS256',
+    knownAlgorithm && algorithm === 'HS256',
   );
+  const access = knownAlgorithm
+    ? read.attempt(() =>
+        readAccessSigning(read, algorithm, accessSecret, { production, dataDir, accessTtl }),
+      )
+    : undefined;
 
-  return {
+  const config: Config = {
     app: {
       nodeEnv,
       production,
       port,
-      httpPlatform: readHttpPlatform(env),
+      httpPlatform: read.oneOf('HTTP_PLATFORM', 'express', HTTP_PLATFORMS),
       host: read.string('HOST'),
       publicUrl,
       appName: read.string('APP_NAME') ?? 'Auth Service',
@@ -59,7 +67,8 @@ export function loadConfig(env: RawEnv): Config {
       timeoutMs: read.int('DATABASE_TIMEOUT_MS', 2000, 100, 60_000),
     },
     jwt: {
-      access: readAccessSigning(read, algorithm, accessSecret, { production, dataDir, accessTtl }),
+      // Defined unless a problem was reported, and then this config is never returned.
+      access: access as AccessSigning,
       issuer,
       // One audience by default: the API this service fronts, named as its issuer.
       audience: read.string('JWT_AUDIENCE') ?? issuer,
@@ -98,17 +107,22 @@ export function loadConfig(env: RawEnv): Config {
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 5000, 100, 60_000),
     },
   };
+  read.assertValid();
+  return config;
 }
 
 /** Read on its own too: the platform is chosen before the app (and the rest of this) is built. */
 export function readHttpPlatform(env: RawEnv): HttpPlatform {
-  return new EnvReader(env).oneOf('HTTP_PLATFORM', 'express', HTTP_PLATFORMS);
+  const read = new EnvReader(env);
+  const platform = read.oneOf('HTTP_PLATFORM', 'express', HTTP_PLATFORMS);
+  read.assertValid();
+  return platform;
 }
 
 /** EdDSA was accepted once; a deployment that still names it is told why it stopped. */
 function readAlgorithm(read: EnvReader) {
   if (read.string('JWT_ALGORITHM')?.toLowerCase() === 'eddsa') {
-    throw new ConfigError(
+    read.report(
       'JWT_ALGORITHM',
       'cannot be EdDSA any more (jsonwebtoken, under @nestjs/jwt and passport-jwt, has no EdDSA): use ES256',
     );
@@ -119,7 +133,7 @@ function readAlgorithm(read: EnvReader) {
 function readDatabaseUrl(read: EnvReader): string {
   const url = read.string('DATABASE_URL') ?? 'sqlite:./data/auth.sqlite';
   if (!/^(sqlite:.+|mysql:\/\/.+|mariadb:\/\/.+)$/.test(url)) {
-    throw new ConfigError(
+    read.report(
       'DATABASE_URL',
       'must be sqlite:<file>, sqlite::memory: or mysql://user:pass@host:3306/db',
     );
@@ -139,11 +153,15 @@ function readSecrets(read: EnvReader, production: boolean, dataDir: string, hmac
     ['JWT_REFRESH_SECRET', refreshSecret, true],
   ] as const) {
     if (value === undefined && needed && production) {
-      throw new ConfigError(name, 'is required when NODE_ENV=production');
+      read.report(name, 'is required when NODE_ENV=production');
     }
     if (value !== undefined && value.length < MIN_SECRET_LENGTH) {
-      throw new ConfigError(name, `must be at least ${MIN_SECRET_LENGTH} characters long`);
+      read.report(name, `must be at least ${MIN_SECRET_LENGTH} characters long`);
     }
+  }
+  // The configuration is refused: nothing is generated for it, and these values are never used.
+  if (!read.isValid('JWT_ACCESS_SECRET') || !read.isValid('JWT_REFRESH_SECRET')) {
+    return { accessSecret, refreshSecret: refreshSecret ?? '' };
   }
   if (refreshSecret === undefined || (hmacAccess && accessSecret === undefined)) {
     const generated = loadOrCreateDevSecrets(dataDir);
@@ -151,7 +169,7 @@ function readSecrets(read: EnvReader, production: boolean, dataDir: string, hmac
     refreshSecret ??= generated.refreshSecret;
   }
   if (accessSecret === refreshSecret) {
-    throw new ConfigError('JWT_REFRESH_SECRET', 'must differ from JWT_ACCESS_SECRET');
+    read.report('JWT_REFRESH_SECRET', 'must differ from JWT_ACCESS_SECRET');
   }
   return { accessSecret, refreshSecret };
 }
@@ -164,10 +182,11 @@ function readTrustProxy(read: EnvReader): TrustProxySetting {
   const raw = read.string('TRUST_PROXY');
   if (raw === undefined || raw.toLowerCase() === 'false') return false;
   if (raw.toLowerCase() === 'true') {
-    throw new ConfigError(
+    read.report(
       'TRUST_PROXY',
       'must be a hop count or a list of proxy addresses, not "true" (that trusts any client)',
     );
+    return false;
   }
   if (/^\d+$/.test(raw)) return Number(raw);
   const list = raw
@@ -177,10 +196,11 @@ function readTrustProxy(read: EnvReader): TrustProxySetting {
   try {
     compileProxyList(list);
   } catch {
-    throw new ConfigError(
+    read.report(
       'TRUST_PROXY',
       `must be a hop count or addresses, subnets or loopback/linklocal/uniquelocal (got "${raw}")`,
     );
+    return false;
   }
   return list;
 }
@@ -190,7 +210,7 @@ function readCookies(read: EnvReader) {
   const secure = read.bool('COOKIE_SECURE', true);
   const sameSite = read.oneOf('COOKIE_SAMESITE', 'lax', ['lax', 'strict', 'none'] as const);
   if (sameSite === 'none' && !secure) {
-    throw new ConfigError('COOKIE_SAMESITE', 'can be none only with COOKIE_SECURE=true');
+    read.report('COOKIE_SAMESITE', 'can be none only with COOKIE_SECURE=true');
   }
   return { secure, sameSite };
 }
@@ -199,7 +219,7 @@ function readCookies(read: EnvReader) {
 function readMetricsToken(read: EnvReader): string | undefined {
   const token = read.string('METRICS_TOKEN');
   if (token !== undefined && token.length < MIN_SECRET_LENGTH) {
-    throw new ConfigError('METRICS_TOKEN', `must be at least ${MIN_SECRET_LENGTH} characters`);
+    read.report('METRICS_TOKEN', `must be at least ${MIN_SECRET_LENGTH} characters`);
   }
   return token;
 }
@@ -208,7 +228,7 @@ function readMetricsToken(read: EnvReader): string | undefined {
 function readRedisUrl(read: EnvReader): string | undefined {
   const url = read.string('REDIS_URL');
   if (url !== undefined && !/^rediss?:\/\/[^/]+/.test(url)) {
-    throw new ConfigError('REDIS_URL', 'must look like redis://[:password@]host:port[/db]');
+    read.report('REDIS_URL', 'must look like redis://[:password@]host:port[/db]');
   }
   return url;
 }
@@ -220,10 +240,10 @@ function readRedisUrl(read: EnvReader): string | undefined {
 function readSmtpUrl(read: EnvReader, production: boolean): string | undefined {
   const url = read.string('SMTP_URL');
   if (url !== undefined && !/^smtps?:\/\/[^/]+/.test(url)) {
-    throw new ConfigError('SMTP_URL', 'must look like smtp://user:pass@host:port');
+    read.report('SMTP_URL', 'must look like smtp://user:pass@host:port');
   }
   if (url === undefined && production && read.string('MAIL_OUTBOX_DIR') === undefined) {
-    throw new ConfigError(
+    read.report(
       'SMTP_URL',
       'is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)',
     );

@@ -1,16 +1,60 @@
-/** Thrown for the first invalid variable; its message is the one line printed at boot. */
+export interface ConfigProblem {
+  variable: string;
+  problem: string;
+}
+
+/**
+ * Every invalid variable found at boot; its message is the one line printed then, naming each of
+ * them, so an operator fixes the environment in one pass rather than one restart per variable.
+ */
 export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
-    super(`Invalid configuration: ${variable} ${problem}`);
+  constructor(readonly problems: readonly ConfigProblem[]) {
+    super(
+      `Invalid configuration: ${problems.map(({ variable, problem }) => `${variable} ${problem}`).join('; ')}`,
+    );
     this.name = 'ConfigError';
+  }
+
+  static of(variable: string, problem: string): ConfigError {
+    return new ConfigError([{ variable, problem }]);
   }
 }
 
 export type RawEnv = Record<string, string | undefined>;
 
-/** Reads typed values from the raw environment; empty strings count as unset. */
+/**
+ * Reads typed values from the raw environment; empty strings count as unset. An invalid value is
+ * recorded and its fallback returned, so reading goes on and every bad variable is found;
+ * `assertValid` then throws them all at once.
+ */
 export class EnvReader {
+  private readonly problems: ConfigProblem[] = [];
+
   constructor(private readonly env: RawEnv) {}
+
+  /** One problem per variable: the first found, as a later check may only follow from it. */
+  report(variable: string, problem: string): void {
+    if (this.isValid(variable)) this.problems.push({ variable, problem });
+  }
+
+  isValid(variable: string): boolean {
+    return !this.problems.some((known) => known.variable === variable);
+  }
+
+  /** Runs a reader that throws ConfigError, recording its problems; undefined when it threw. */
+  attempt<T>(read: () => T): T | undefined {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const { variable, problem } of error.problems) this.report(variable, problem);
+      return undefined;
+    }
+  }
+
+  assertValid(): void {
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+  }
 
   string(name: string): string | undefined {
     const value = this.env[name]?.trim();
@@ -21,7 +65,8 @@ export class EnvReader {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+      this.report(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
     }
     return Number(raw);
   }
@@ -31,7 +76,8 @@ export class EnvReader {
     if (raw === undefined) return fallback;
     if (raw === 'true' || raw === '1') return true;
     if (raw === 'false' || raw === '0') return false;
-    throw new ConfigError(name, `must be true or false (got "${raw}")`);
+    this.report(name, `must be true or false (got "${raw}")`);
+    return fallback;
   }
 
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
@@ -40,7 +86,8 @@ export class EnvReader {
     // Case-insensitive, returned as spelled in `allowed` (es256 is ES256).
     const match = allowed.find((value) => value.toLowerCase() === raw.toLowerCase());
     if (match === undefined) {
-      throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+      this.report(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
     }
     return match;
   }
@@ -48,7 +95,10 @@ export class EnvReader {
   /** An http(s) URL, returned without a trailing slash. */
   url(name: string, fallback: string): string {
     const raw = this.string(name) ?? fallback;
-    if (!isHttpUrl(raw)) throw new ConfigError(name, `must be an http(s) URL (got "${raw}")`);
+    if (!isHttpUrl(raw)) {
+      this.report(name, `must be an http(s) URL (got "${raw}")`);
+      return fallback;
+    }
     return raw.replace(/\/+$/, '');
   }
 
@@ -56,19 +106,16 @@ export class EnvReader {
   origins(name: string, fallback: readonly string[]): string[] {
     const raw = this.string(name);
     if (raw === undefined) return [...fallback];
-    return raw
+    const items = raw
       .split(',')
       .map((item) => item.trim())
-      .filter(Boolean)
-      .map((item) => {
-        if (!isHttpUrl(item)) {
-          throw new ConfigError(
-            name,
-            `must list http(s) origins separated by commas (got "${item}")`,
-          );
-        }
-        return new URL(item).origin;
-      });
+      .filter(Boolean);
+    const bad = items.find((item) => !isHttpUrl(item));
+    if (bad !== undefined) {
+      this.report(name, `must list http(s) origins separated by commas (got "${bad}")`);
+      return [...fallback];
+    }
+    return items.map((item) => new URL(item).origin);
   }
 }
 

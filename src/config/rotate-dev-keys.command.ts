@@ -19,6 +19,7 @@ function main(): void {
     throw new Error('in production the keys come from JWT_PRIVATE_KEY(_FILE): rotate them there');
   }
   const algorithm = read.oneOf('JWT_ALGORITHM', 'HS256', ACCESS_ALGORITHMS);
+  read.assertValid();
   if (algorithm === 'HS256') {
     throw new Error('JWT_ALGORITHM is HS256, which has no key pair to rotate');
   }

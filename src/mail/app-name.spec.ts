@@ -7,6 +7,11 @@ describe('appNameFrom', () => {
     ['http://my-cool--app.io:8080/verify?x=1', 'My Cool App'],
     ['https://WWW.Shop.Example.com', 'Shop'],
     ['https://portal.bigcorp.com', 'Portal'],
+    // An internationalised host is named as its users read it, not in its punycode form.
+    ['https://xn--bcher-kva.example/', 'Bücher'],
+    ['https://www.xn--mnchen-3ya.example/reset', 'München'],
+    ['https://xn--caf-ber-dya6o.example', 'Café Über'],
+    ['https://bücher.example', 'Bücher'],
   ])('%s gives %s', (url, name) => {
     expect(appNameFrom(url, 'Auth Service')).toBe(name);
   });

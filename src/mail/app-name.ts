@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { domainToUnicode } from 'node:url';
 
 /**
  * The app name shown in an email, from the application URL (decisions.md): the host without a
@@ -17,11 +18,18 @@ export function appNameFrom(applicationUrl: string | undefined, fallback: string
   if (!bare || bare === 'localhost' || bare.endsWith('.localhost') || isIP(bare) !== 0) {
     return fallback;
   }
-  const words = bare
+  // The URL parser gives an internationalised host in punycode (`xn--bcher-kva`); users read
+  // `bücher`. A label that does not decode stays as it was written.
+  const words = (domainToUnicode(bare) || bare)
     .replace(/^www\./, '')
     .split('.')[0]
     .split(/[-_]+/)
     .filter(Boolean);
   if (words.length === 0) return fallback;
-  return words.map((word) => word[0].toUpperCase() + word.slice(1)).join(' ');
+  return words
+    .map((word) => {
+      const [first, ...rest] = word;
+      return first.toUpperCase() + rest.join('');
+    })
+    .join(' ');
 }

@@ -1,8 +1,9 @@
-import { ExecutionContext, Injectable, Type } from '@nestjs/common';
+import { ExecutionContext, Injectable, Optional, Type } from '@nestjs/common';
 import { AuthGuard, IAuthGuard } from '@nestjs/passport';
 import { HttpRequest } from '../../common/http/http-request';
 import { AppException } from '../../common/errors/app.exception';
 import { OriginPolicy } from '../../common/http/origin.policy';
+import { Metrics } from '../../metrics/metrics.service';
 import { ACCESS_STRATEGY } from '../strategies/access-token.strategy';
 import { REFRESH_STRATEGY } from '../strategies/refresh-token.strategy';
 import { bearerToken } from '../strategies/token-extractors';
@@ -16,7 +17,12 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
 
   @Injectable()
   class TokenGuard extends AuthGuard(strategies) {
-    constructor(private readonly origins: OriginPolicy) {
+    constructor(
+      private readonly origins: OriginPolicy,
+      // Only the refresh guard counts, and it lives in AuthModule, which has the metrics; the
+      // access guard also serves modules that do not.
+      @Optional() private readonly metrics?: Metrics,
+    ) {
       super();
     }
 
@@ -32,6 +38,9 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
     override handleRequest<T>(error: unknown, principal: T | false, info: unknown): T {
       if (error instanceof Error) throw error;
       if (!principal) {
+        // An expired, malformed or wrong-kind token never reaches the rotation, which counts the
+        // rest: a refresh refused here is an invalid exchange all the same.
+        if (refreshOnly) this.metrics?.refreshed('invalid');
         // One failure per strategy tried: passport gives a list when the guard names several.
         const failures = (Array.isArray(info) ? info : [info]) as Array<
           { name?: string } | undefined

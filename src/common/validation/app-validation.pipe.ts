@@ -58,10 +58,13 @@ export class AppValidationPipe extends ValidationPipe {
         details: problems.map(({ field, message: text }) => ({ field, message: text })),
       });
     };
-    if (value === MALFORMED_BODY) return fail([], 'The request body is not valid JSON');
+    // A body that cannot be read as an object at all: the body as a whole is the field at fault.
+    const failBody = (message: string): never =>
+      fail([{ field: 'body', message, malformed: true }], message);
+    if (value === MALFORMED_BODY) return failBody('The request body is not valid JSON');
     if (value === undefined) value = {};
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return fail([], 'The request body must be a JSON object');
+      return failBody('The request body must be a JSON object');
     }
     const unsafe = findUnsafeKey(value);
     if (unsafe) {
