@@ -8,7 +8,7 @@ export type Work<T> = (manager: EntityManager) => Promise<T>;
 
 /** What runs once a transaction has committed, and whether it must be on disk first (sql.js). */
 interface CommitHooks {
-  run: Array<() => void>;
+  run: Array<() => void | Promise<void>>;
   durable: boolean;
 }
 
@@ -76,7 +76,7 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
             this.commitHooks.set(manager, hooks);
             return work(manager);
           });
-          for (const hook of hooks.run) hook();
+          await Promise.all(hooks.run.map((hook) => hook()));
           // A change to a user (logout, reset, revocation) is on disk before it is acknowledged:
           // a crash right after must not bring a revoked token back. The snapshot is taken here,
           // inside the queue; the file is written while other requests go on.
@@ -99,9 +99,11 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Runs `hook` once the transaction `manager` belongs to has committed (caches are cleared
-   * after the change is visible, not before). Outside a transaction this is a programming error.
+   * after the change is visible, not before). `transaction()` returns once every hook has settled,
+   * so what a hook tells others is said before the caller answers. Outside a transaction this is
+   * a programming error.
    */
-  afterCommit(manager: EntityManager, hook: () => void): void {
+  afterCommit(manager: EntityManager, hook: () => void | Promise<void>): void {
     this.hooksOf(manager).run.push(hook);
   }
 
