@@ -76,7 +76,7 @@ export class Database implements OnModuleInit, OnApplicationShutdown {
             this.commitHooks.set(manager, hooks);
             return work(manager);
           });
-          await Promise.all(hooks.run.map((hook) => hook()));
+          await Promise.all(hooks.run.map(async (hook) => hook()));
           // A change to a user (logout, reset, revocation) is on disk before it is acknowledged:
           // a crash right after must not bring a revoked token back. The snapshot is taken here,
           // inside the queue; the file is written while other requests go on.
