@@ -77,7 +77,7 @@ describe('revocation across two processes under load', () => {
     expect(outcomes).toEqual({ trials: TRIALS, stale: 0, warmFailures: 0 });
     expect(load.failed).toBe(0);
     expect(load.rate).toBeGreaterThan(BACKGROUND_RATE / 2);
-  }, 90_000);
+  }, 120_000);
 });
 
 interface Credentials {
