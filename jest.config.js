@@ -15,13 +15,19 @@ module.exports = {
   // The SDK imports `./x.js` as browsers need; under Jest that is the `./x.ts` beside it.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // Several instances cannot share one embedded SQLite, and the outage suite cuts a database
-  // server: both run in the MariaDB pass. So does the minute of load-balancer probes: it needs no
-  // MariaDB, but the SQLite pass need not pay that minute as well.
+  // server: these run in the MariaDB pass. So does the minute of load-balancer probes: it needs
+  // no MariaDB, but the SQLite pass need not pay that minute as well.
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(process.env.TEST_DATABASE_URL
       ? []
-      : ['/test/multi-instance', '/test/database-outage', '/test/health-probes']),
+      : [
+          '/test/multi-instance',
+          '/test/database-outage',
+          '/test/health-probes',
+          '/test/revocation-race',
+          '/test/redis-hang',
+        ]),
   ],
   testTimeout: 30000,
   // One MariaDB database or SQLite file per suite; two cores give two workers.

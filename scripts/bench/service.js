@@ -35,10 +35,12 @@ async function startBuiltService({
   name,
   env = () => ({}),
   stdio = ['ignore', 'ignore', 'inherit'],
+  // Another build of the service (an earlier commit's), to compare two versions side by side.
+  main = join(ROOT, 'dist', 'main.js'),
 }) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `auth-${name}-`));
-  const child = spawn(process.execPath, [...NODE_FLAGS, join(ROOT, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, main], {
     cwd: dataDir,
     stdio,
     env: {

@@ -1,127 +1,145 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis, { RedisOptions } from 'ioredis';
+import Redis from 'ioredis';
 import { RedisConfig } from '../config/config.sections';
 
 /** How long a command may take before it counts as failed: a request never waits on Redis longer. */
 const COMMAND_TIMEOUT_MS = 500;
+/** While Redis is taken for down, how often it is asked whether it answers again. */
+const PROBE_INTERVAL_MS = 500;
+/** A probe's own deadline: a hung server must not hold the probe loop. */
+const PROBE_TIMEOUT_MS = 300;
 
 /**
- * The connections to Redis when `REDIS_URL` is set: one for commands, one for pub/sub. Redis is
- * a helper, never a dependency: commands fail at once while it is away (no queue that would hold
- * requests), callers fall back to what they can do alone, the outage and the recovery are logged
- * once each, and ioredis reconnects by itself.
+ * The connection to Redis when `REDIS_URL` is set. Redis is a helper, never a dependency: commands
+ * fail at once while it is away (no queue that would hold requests), callers fall back to what
+ * they can do alone, and ioredis reconnects by itself.
+ *
+ * The first failure of any kind (closed connection, error, a command past its deadline: a hung
+ * server keeps its connection open) makes this instance take Redis for down: `ready` is false, so
+ * no request waits on it again, and a background PING asks until it answers. The outage and the
+ * recovery are logged once each, however the outage happened.
  */
 @Injectable()
 export class RedisService implements OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
   readonly client: Redis | undefined;
-  private readonly subscriber: Redis | undefined;
-  private readonly handlers = new Map<string, (message: string) => void>();
-  private readonly resyncs: Array<() => void> = [];
-  private down = false;
+  private readonly recoveries: Array<() => void> = [];
+  /** Redis answered the last time it was asked, and nothing failed since. */
+  private up = false;
+  /** "unreachable" was logged and "reachable again" not yet. */
+  private outage = false;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private probing = false;
   private stopping = false;
 
-  constructor(private readonly config: RedisConfig) {
+  constructor(config: RedisConfig) {
     if (!config.url) return;
-    const options: RedisOptions = {
+    this.client = new Redis(config.url, {
       keyPrefix: config.keyPrefix,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: COMMAND_TIMEOUT_MS,
       connectTimeout: 1000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    };
-    this.client = new Redis(config.url, options);
-    // Subscriptions made before the first connection wait for it; ioredis renews them after a
-    // reconnection. No ready check there: its INFO would be refused once the connection is in
-    // subscriber mode.
-    this.subscriber = new Redis(config.url, {
-      ...options,
-      enableOfflineQueue: true,
-      enableReadyCheck: false,
     });
-    for (const connection of [this.client, this.subscriber]) {
-      connection.on('error', (error: Error) => this.lost(error));
-      // A server that goes away may close the connection without an error.
-      connection.on('close', () => this.lost(new Error('connection closed')));
-      connection.on('ready', () => this.back());
-    }
-    this.subscriber.on('message', (channel: string, message: string) =>
-      this.handlers.get(channel)?.(message),
-    );
+    this.client.on('error', (error: Error) => this.failed(error));
+    // A server that goes away may close the connection without an error.
+    this.client.on('close', () => this.failed(new Error('connection closed')));
+    this.client.on('ready', () => this.probeNow());
   }
 
   get enabled(): boolean {
     return this.client !== undefined;
   }
 
-  /** Both connections are up: what is published now reaches every instance. */
+  /** Redis answers: shared limits and cached token checks may use it. */
   get ready(): boolean {
-    return this.client?.status === 'ready' && this.subscriber?.status === 'ready';
-  }
-
-  /** Tells every instance, this one included. False if Redis could not take it. */
-  async publish(channel: string, message: string): Promise<boolean> {
-    if (!this.client || !this.ready) return false;
-    try {
-      await this.client.publish(this.channel(channel), message);
-      return true;
-    } catch (error) {
-      this.failed(error);
-      return false;
-    }
-  }
-
-  subscribe(channel: string, handler: (message: string) => void): void {
-    if (!this.subscriber) return;
-    const name = this.channel(channel);
-    this.handlers.set(name, handler);
-    this.subscriber.subscribe(name).catch((error: unknown) => this.failed(error));
+    return this.up && this.client?.status === 'ready';
   }
 
   /**
-   * Runs whenever the connections come (back) up: messages sent meanwhile never arrived, so
-   * whatever they would have corrected must be dropped.
+   * Runs each time Redis answers again after an outage (and once it first answers): whatever
+   * this instance holds that Redis would have corrected meanwhile must be dropped, and whatever
+   * it could not write must be written. A hook reports its own failures through `failed`.
    */
-  onResync(handler: () => void): void {
-    this.resyncs.push(handler);
+  onRecovery(hook: () => void): void {
+    this.recoveries.push(hook);
+  }
+
+  /** A command failed or timed out: Redis is down for this instance until a probe answers. */
+  failed(error: unknown): void {
+    if (this.stopping || !this.client) return;
+    this.up = false;
+    if (!this.outage) {
+      this.outage = true;
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(
+        `Redis is unreachable (${reason}): rate limits are per instance and token checks ` +
+          'read the database until it is back',
+      );
+    }
+    this.scheduleProbe(PROBE_INTERVAL_MS);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    const quits = [this.client, this.subscriber].map(async (connection) => {
-      if (!connection) return;
-      // QUIT on a connection that is down would wait for a reconnection that may never come.
-      if (connection.status !== 'ready') return connection.disconnect();
-      await connection.quit().catch(() => connection.disconnect());
-    });
-    await Promise.all(quits);
+    clearTimeout(this.probeTimer);
+    const connection = this.client;
+    if (!connection) return;
+    // QUIT on a connection that is down would wait for a reconnection that may never come.
+    if (connection.status !== 'ready' || !this.up) return connection.disconnect();
+    await connection.quit().catch(() => connection.disconnect());
   }
 
-  /** Pub/sub channels are not prefixed by ioredis; keys are. */
-  private channel(name: string): string {
-    return `${this.config.keyPrefix}${name}`;
+  private probeNow(): void {
+    clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
+    void this.probe();
   }
 
-  /** A command failed: logged once per outage, whatever the connection's state says. */
-  failed(error: unknown): void {
-    this.lost(error instanceof Error ? error : new Error(String(error)));
+  private scheduleProbe(delayMs: number): void {
+    if (this.stopping || this.probing || this.probeTimer) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      void this.probe();
+    }, delayMs);
+    this.probeTimer.unref();
   }
 
-  private lost(error: Error): void {
-    if (this.down || this.stopping) return;
-    this.down = true;
-    this.logger.warn(
-      `Redis is unreachable (${error.message}): rate limits are per instance and token checks ` +
-        'read the database until it is back',
-    );
+  private async probe(): Promise<void> {
+    if (this.probing || this.up || this.stopping || !this.client) return;
+    this.probing = true;
+    let answered = false;
+    try {
+      answered = (await withDeadline(this.client.ping(), PROBE_TIMEOUT_MS)) === 'PONG';
+    } catch {
+      // Still down: the next probe asks again.
+    } finally {
+      this.probing = false;
+    }
+    if (this.stopping) return;
+    if (answered && this.client.status === 'ready') return this.back();
+    this.scheduleProbe(PROBE_INTERVAL_MS);
   }
 
   private back(): void {
-    if (!this.ready) return;
-    for (const resync of this.resyncs) resync();
-    if (!this.down) return;
-    this.down = false;
-    this.logger.log('Redis is reachable again: shared rate limits and revocations resume');
+    this.up = true;
+    if (this.outage) {
+      this.outage = false;
+      this.logger.log(
+        'Redis is reachable again: shared rate limits and cached token checks resume',
+      );
+    }
+    for (const recovery of this.recoveries) recovery();
   }
+}
+
+/** `promise`, or a rejection after `ms`; the late outcome of `promise` is ignored. */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('deadline')), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }

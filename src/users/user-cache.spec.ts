@@ -10,7 +10,7 @@ describe('UserCache', () => {
     await cache.getOrLoad('user_1', load);
     await cache.getOrLoad('user_1', load);
     expect(load).toHaveBeenCalledTimes(1);
-    expect(cache.get('user_1', Date.now() + 1001)).toBeUndefined();
+    expect(cache.get('user_1', '', Date.now() + 1001)).toBeUndefined();
   });
 
   it('does not keep a read that raced an invalidation (the logout committed meanwhile)', async () => {
@@ -26,6 +26,37 @@ describe('UserCache', () => {
     // The stale copy was not stored: the next check reads the new version.
     const next = await cache.getOrLoad('user_1', () => Promise.resolve(user(1)));
     expect(next?.tokenVersion).toBe(1);
+  });
+
+  it('serves an entry only under the stamp it was loaded with (a change anywhere since: reload)', async () => {
+    const cache = new UserCache(60_000);
+    await cache.getOrLoad('user_1', () => Promise.resolve(user(0)), 'epoch/g0');
+    expect(cache.get('user_1', 'epoch/g0')?.tokenVersion).toBe(0);
+
+    const load = jest.fn(() => Promise.resolve(user(1)));
+    expect((await cache.getOrLoad('user_1', load, 'epoch/g1'))?.tokenVersion).toBe(1);
+    expect(load).toHaveBeenCalledTimes(1);
+    // The entry now belongs to g1; a check still presenting g0 (read before the change) is not
+    // served from it either.
+    expect(cache.get('user_1', 'epoch/g1')?.tokenVersion).toBe(1);
+    expect(cache.get('user_1', 'epoch/g0')).toBeUndefined();
+  });
+
+  it('keeps a load that raced a change under the stamp read before it, so it is never current', async () => {
+    const cache = new UserCache(60_000);
+    let finish!: (value: User) => void;
+    // Generation g0 read, then the database read is slow; meanwhile the change commits and
+    // writes g1 elsewhere (no local invalidation on this instance).
+    const inFlight = cache.getOrLoad(
+      'user_1',
+      () => new Promise<User>((resolve) => (finish = resolve)),
+      'epoch/g0',
+    );
+    finish(user(0));
+    await inFlight;
+    const load = jest.fn(() => Promise.resolve(user(1)));
+    expect((await cache.getOrLoad('user_1', load, 'epoch/g1'))?.tokenVersion).toBe(1);
+    expect(load).toHaveBeenCalledTimes(1);
   });
 
   it('is off with a TTL of 0 and bounded in size', async () => {

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../database/database-errors';
 import { RedisService } from '../redis/redis.service';
 import { cleanEmail, normalizeEmail, normalizeUsername } from './identity.normalizer';
 import { UserCache } from './user-cache';
+import { UserGenerations } from './user-generations.service';
 import { USER_ROLE, User } from './user.entity';
 
 export interface NewUser {
@@ -25,8 +26,6 @@ export class DuplicateUserError extends Error {
 }
 
 const ID_DIGITS = 18n;
-/** Redis channel on which instances tell each other that a user changed (a revocation). */
-const USER_CHANGED = 'user-changed';
 
 function newUserId(): string {
   const value = randomBytes(8).readBigUInt64BE() % 10n ** ID_DIGITS;
@@ -41,11 +40,12 @@ export class UsersService {
   constructor(
     private readonly database: Database,
     security: SecurityConfig,
-    private readonly shared: RedisService,
+    private readonly generations: UserGenerations,
+    redis: RedisService,
   ) {
     this.cache = new UserCache(security.userCacheTtl * 1000);
-    shared.subscribe(USER_CHANGED, (userId) => this.cache.invalidate(userId));
-    shared.onResync(() => this.cache.clear());
+    // Whatever was cached before the outage may have been changed on another instance meanwhile.
+    redis.onRecovery(() => this.cache.clear());
   }
 
   findById(id: string): Promise<User | null> {
@@ -53,13 +53,13 @@ export class UsersService {
   }
 
   /**
-   * For token checks on every request: served from memory when warm. Every change to a user
-   * made through this service clears its entry once committed, so a revoked token version is
-   * never served after its logout has answered.
+   * For token checks on every request: served from memory when warm and still current. With
+   * several instances, current means loaded under the generation Redis holds for the user now
+   * (read first, in one round trip), which every change rewrites before it answers; while
+   * Redis is down on this instance, every check reads the database.
    */
   findByIdCached(id: string): Promise<User | null> {
-    if (!this.cacheTrusted) return this.findById(id);
-    return this.cache.getOrLoad(id, () => this.findById(id));
+    return this.throughCache(id, () => this.findById(id));
   }
 
   findByEmail(email: string): Promise<User | null> {
@@ -69,21 +69,17 @@ export class UsersService {
 
   /**
    * The user for a token being issued inside the caller's transaction: from the cache when warm
-   * (it never holds a newer version than the database), else read through that transaction and
-   * kept, under the same epoch guard as any fill. Never through `findByIdCached`, whose read
-   * would queue behind the caller's own transaction on sql.js.
+   * and current, as `findByIdCached`, else read through that transaction and kept. Never through
+   * `findByIdCached`, whose read would queue behind the caller's own transaction on sql.js.
    */
   findForTokenCheck(manager: EntityManager, id: string): Promise<User | null> {
-    if (!this.cacheTrusted) return manager.findOneBy(User, { id });
-    return this.cache.getOrLoad(id, () => manager.findOneBy(User, { id }));
+    return this.throughCache(id, () => manager.findOneBy(User, { id }));
   }
 
-  /**
-   * With several instances (Redis), another instance's revocation reaches this cache through
-   * Redis; while Redis is away none would, so every check reads the database instead.
-   */
-  private get cacheTrusted(): boolean {
-    return !this.shared.enabled || this.shared.ready;
+  private async throughCache(id: string, load: () => Promise<User | null>): Promise<User | null> {
+    const stamp = await this.generations.current(id);
+    if (stamp === undefined) return load();
+    return this.cache.getOrLoad(id, load, stamp);
   }
 
   /**
@@ -159,16 +155,17 @@ export class UsersService {
   }
 
   /**
-   * Clears the cached user now and again once the transaction has committed, and tells the
-   * other instances (if Redis is away they are reading the database anyway). Every change to a
-   * user goes through here, management changes (UserDirectory) included.
+   * Clears the cached user now and again once the transaction has committed, then gives the
+   * user a new generation in Redis before the change answers, so every other instance's next
+   * check reads the database. Every change to a user goes through here, management changes
+   * (UserDirectory) included.
    */
   changed(manager: EntityManager, userId: string): void {
     this.cache.invalidate(userId);
     this.database.durable(manager);
     this.database.afterCommit(manager, () => {
       this.cache.invalidate(userId);
-      void this.shared.publish(USER_CHANGED, userId);
+      return this.generations.bump(userId);
     });
   }
 

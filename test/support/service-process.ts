@@ -1,0 +1,85 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port';
+import { ACCESS_SECRET, HTTP_PLATFORM, REFRESH_SECRET } from './test-app';
+
+/** The real service (src/main.ts through ts-node) as a process of its own, as it is deployed. */
+export interface ServiceProcess {
+  /** `http://127.0.0.1:<port>/api/v1` */
+  url: string;
+  /** Everything it printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'auth-process-'));
+  let output = '';
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '-r',
+      require.resolve('ts-node/register/transpile-only'),
+      join(__dirname, '../../src/main.ts'),
+    ],
+    {
+      cwd: dataDir,
+      env: {
+        PATH: process.env.PATH,
+        TS_NODE_PROJECT: join(__dirname, '../../tsconfig.json'),
+        NODE_ENV: 'test',
+        HTTP_PLATFORM,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        MAIL_OUTBOX_DIR: join(dataDir, 'mail'),
+        JWT_ACCESS_SECRET: ACCESS_SECRET,
+        JWT_REFRESH_SECRET: REFRESH_SECRET,
+        BCRYPT_COST: '4',
+        THROTTLE_LIMIT: '10000000',
+        THROTTLE_AUTH_LIMIT: '10000000',
+        // One line per request would cost the load more CPU than the service's own work.
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}/api/v1`;
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(`${url}/health`, 60_000, exited);
+  } catch (error) {
+    await stop();
+    throw new Error(`${String(error)}\n${output}`);
+  }
+  return { url, output: () => output, stop };
+}
+
+async function waitFor(url: string, timeoutMs: number, exited: Promise<void>): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (gone) throw new Error('the service exited at boot');
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
