@@ -82,6 +82,27 @@ describe('several instances sharing MariaDB and Redis', () => {
     await logout(a, other.access);
     expectError(await verify(b, other.access), 401, 'INVALID_TOKEN');
   });
+  it('heals by itself after Redis accepted connections and never answered', async () => {
+    const user = await registerAndLogin(a);
+    proxy.stall();
+    await eventually(() => !redisOf(a).ready && !redisOf(b).ready, 3000);
+    // Checked against the database meanwhile: still served, and revocation still holds.
+    await verify(b, user.access).expect(200);
+    await logout(a, user.access);
+    expectError(await verify(b, user.access), 401, 'INVALID_TOKEN');
+    // Long enough for ioredis to have reconnected into the stalled proxy, where the new
+    // connections' handshakes hang.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(redisOf(a).ready || redisOf(b).ready).toBe(false);
+
+    proxy.unstall();
+    // The stuck connections are dropped and made again, without a restart.
+    await eventually(() => redisOf(a).ready && redisOf(b).ready, 8000);
+    const other = await registerAndLogin(b);
+    await verify(a, other.access).expect(200);
+    await logout(b, other.access);
+    expectError(await verify(a, other.access), 401, 'INVALID_TOKEN');
+  });
 });
 
 describe('the auth-route limit across instances', () => {
