@@ -8,11 +8,11 @@ import { AppConfig } from './config/config.sections';
 import { requestLog } from './logging/request-log';
 import { Metrics } from './metrics/metrics.service';
 import { requestTiming } from './metrics/request-timing';
+import { WELL_KNOWN_ROUTES } from './jwks/well-known.paths';
 import { serveApiDocs } from './openapi/openapi.document';
+import { API_PREFIX } from './platform/api-prefix';
 import { httpPlatform } from './platform/http-platform';
 import { HttpPlatformKit } from './platform/platform-setup';
-
-export const API_PREFIX = 'api/v1';
 
 const APP_OPTIONS: NestApplicationOptions = {
   // The platform files parse bodies themselves (JSON only, 413/415, malformed JSON marked).
@@ -82,8 +82,9 @@ async function setUpApp(
       requestLog(await app.resolve(PinoLogger)),
     ],
   });
-  // Prometheus scrapes /metrics by convention, outside the versioned API.
-  app.setGlobalPrefix(API_PREFIX, { exclude: ['metrics'] });
+  // Prometheus scrapes /metrics by convention, and verifiers find the key set and the server
+  // metadata at the origin's root: those addresses are not the versioned API's to choose.
+  app.setGlobalPrefix(API_PREFIX, { exclude: ['metrics', ...WELL_KNOWN_ROUTES] });
   if (config.apiDocs) serveApiDocs(app);
   // No signal handlers here: main.ts installs its own, and an embedding app keeps its own.
 }

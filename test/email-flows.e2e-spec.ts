@@ -1,4 +1,5 @@
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
+import { Response } from 'supertest';
 import { IsNull } from 'typeorm';
 import { PasswordHasher } from '../src/auth/hashing/password-hasher.service';
 import { VerificationToken } from '../src/tokens/verification-token.entity';
@@ -406,6 +407,80 @@ describe('email flows through a real SMTP server', () => {
       await post('/auth/reset-password', { token: mail.token, newPassword: 'new-pass-1' }).expect(
         200,
       );
+    });
+  });
+
+  describe('a new password that is easy to guess', () => {
+    /** The reset link of a fresh account, and what it is registered with. */
+    const resetLink = async () => {
+      const { credentials } = await registerUser(t, uniqueUser('Guessable'));
+      await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+      return { credentials, token: sink.last().token };
+    };
+    const expectRefused = (response: Response, password: string, reason: RegExp) => {
+      expectError(response, 400, 'VALIDATION_ERROR');
+      expect(response.body.details).toEqual([
+        { field: 'newPassword', message: expect.any(String) },
+      ]);
+      expect(response.body.details[0].message).toMatch(reason);
+      expect(JSON.stringify(response.body).toLowerCase()).not.toContain(password.toLowerCase());
+    };
+
+    it('refuses a common password in any case, and leaves the link usable', async () => {
+      const { credentials, token } = await resetLink();
+      for (const newPassword of ['password1', 'LetMeIn123', 'QWERTYUIOP', '1q2w3e4r']) {
+        expectRefused(
+          await post('/auth/reset-password', { token, newPassword }),
+          newPassword,
+          /too common/,
+        );
+      }
+      await post('/auth/reset-password', { token, newPassword: 'a-Better-pass-9' }).expect(200);
+      await login(t, { email: credentials.email, password: 'a-Better-pass-9' });
+    });
+
+    it('refuses the account’s email, its local part and its username, in any case', async () => {
+      const { credentials, token } = await resetLink();
+      const localPart = credentials.email.split('@')[0];
+      for (const newPassword of [
+        credentials.email.toUpperCase(),
+        localPart,
+        credentials.username.toLowerCase(),
+        credentials.username.toUpperCase(),
+      ]) {
+        expectRefused(
+          await post('/auth/reset-password', { token, newPassword }),
+          newPassword,
+          /email address.*username/,
+        );
+      }
+      // The old password still logs in: nothing was changed, and the link still works.
+      await login(t, credentials);
+      await post('/auth/reset-password', { token, newPassword: `${localPart}-x7!` }).expect(200);
+    });
+
+    it('still answers an unknown token 401 before judging the password', async () => {
+      const { credentials } = await resetLink();
+      expectError(
+        await post('/auth/reset-password', {
+          token: 'not-a-real-token',
+          newPassword: credentials.username,
+        }),
+        401,
+        'INVALID_TOKEN',
+      );
+    });
+
+    it('still refuses a new password over 72 bytes as too long', async () => {
+      const { token } = await resetLink();
+      const response = await post('/auth/reset-password', {
+        token,
+        newPassword: 'ü'.repeat(37),
+      });
+      expectError(response, 400, 'VALIDATION_ERROR');
+      expect(response.body.details).toEqual([
+        { field: 'newPassword', message: 'newPassword must be at most 72 bytes long' },
+      ]);
     });
   });
 

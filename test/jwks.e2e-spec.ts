@@ -26,6 +26,9 @@ import { TestApp, startTestApp } from './support/test-app';
 import { TestDatabase, createTestDatabase } from './support/test-database';
 
 const JWKS_PATH = '/api/v1/.well-known/jwks.json';
+/** Where verifiers look by default: the origin's root (get-jwks, RFC 8414 discovery). */
+const ROOT_JWKS_PATH = '/.well-known/jwks.json';
+const METADATA_PATH = '/.well-known/oauth-authorization-server';
 const pem = (key: { export(options: object): string | Buffer }, type: 'pkcs8' | 'spki') =>
   key.export({ format: 'pem', type }).toString();
 
@@ -64,8 +67,37 @@ describe('JWKS with HS256, the default', () => {
     expect(response.headers['content-type']).toMatch(/^application\/json/);
   });
 
+  it('answers the same empty set at the root, where verifiers look by default', async () => {
+    const response = await t.http().get(ROOT_JWKS_PATH).expect(200);
+    expect(response.body).toEqual({ keys: [] });
+    expect(response.headers['cache-control']).toBe('public, max-age=300');
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('publishes RFC 8414 metadata naming the issuer and the root key set, nothing untrue', async () => {
+    const response = await t.http().get(METADATA_PATH).expect(200);
+    expect(response.body).toEqual({
+      issuer: TEST_ISSUER,
+      jwks_uri: `${TEST_ISSUER}/.well-known/jwks.json`,
+      // Required by RFC 8414; the service offers no OAuth authorization or token endpoint.
+      response_types_supported: [],
+      grant_types_supported: [],
+      service_documentation: `${TEST_ISSUER}/api/docs`,
+    });
+    expect(response.headers['cache-control']).toBe('public, max-age=300');
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('keeps the other documents at the root off: only the well-known ones left the prefix', async () => {
+    expectError(await t.http().get('/auth/verify-token'), 404, 'NOT_FOUND');
+    expectError(await t.http().get('/.well-known/openid-configuration'), 404, 'NOT_FOUND');
+    expectError(await t.http().get(`/api/v1${METADATA_PATH}`), 404, 'NOT_FOUND');
+  });
+
   it('is not rate-limited, and does not use up the general budget', async () => {
     for (let i = 0; i < 10; i++) await t.http().get(JWKS_PATH).expect(200);
+    for (let i = 0; i < 10; i++) await t.http().get(ROOT_JWKS_PATH).expect(200);
+    for (let i = 0; i < 10; i++) await t.http().get(METADATA_PATH).expect(200);
     for (let i = 0; i < 3; i++) await t.http().get('/api/v1/auth/verify-token').expect(401);
     expectError(await t.http().get('/api/v1/auth/verify-token'), 429, 'RATE_LIMITED');
     await t.http().get(JWKS_PATH).expect(200);
@@ -236,6 +268,50 @@ describe('access tokens signed with ES256', () => {
     expectError(await verifyToken(confused), 401, 'INVALID_TOKEN');
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid: body.keys[0].kid })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
     expectError(await verifyToken(none), 401, 'INVALID_TOKEN');
+  });
+});
+
+describe('discovery from the issuer alone (RFC 8414), with ES256', () => {
+  let t: TestApp;
+  let issuer: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    issuer = `http://127.0.0.1:${port}`;
+    // PUBLIC_URL is where clients reach the service, and the issuer by default.
+    t = await startTestApp({ JWT_ALGORITHM: 'ES256', PUBLIC_URL: issuer, API_DOCS: 'false' });
+    await t.app.listen(port, '127.0.0.1');
+  });
+  afterAll(() => t.close());
+
+  it('leads a verifier that knows only the issuer to the keys that verify its tokens', async () => {
+    const session = await registerAndLogin(t);
+    const response = await fetch(new URL('/.well-known/oauth-authorization-server', issuer));
+    expect(response.status).toBe(200);
+    const metadata = (await response.json()) as Record<string, unknown>;
+    // RFC 8414 section 3.3: the issuer in the document is the one the client started from.
+    expect(metadata).toEqual({
+      issuer,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      response_types_supported: [],
+      grant_types_supported: [],
+    });
+    const keySet = createRemoteJWKSet(new URL(metadata.jwks_uri as string));
+    const { payload } = await jwtVerify(session.access, keySet, {
+      algorithms: ['ES256'],
+      issuer,
+      audience: issuer,
+      typ: 'at+jwt',
+    });
+    expect(payload.sub).toBe(session.user.id);
+  });
+
+  it('publishes the same key set at the root and under /api/v1', async () => {
+    const root = await fetch(`${issuer}/.well-known/jwks.json`);
+    const prefixed = await fetch(`${issuer}/api/v1/.well-known/jwks.json`);
+    expect(root.headers.get('cache-control')).toBe('public, max-age=300');
+    const keys = (await root.json()) as PublishedKeys;
+    expect(keys.keys).toHaveLength(1);
+    expect(await prefixed.json()).toEqual(keys);
   });
 });
 

@@ -1,3 +1,4 @@
+import { Response } from 'supertest';
 import { User } from '../src/users/user.entity';
 import { expectError, uniqueUser } from './support/auth-helpers';
 import { TestApp, startTestApp } from './support/test-app';
@@ -110,7 +111,66 @@ describe('POST /api/v1/auth/register', () => {
 
   it('accepts a password of exactly 72 bytes and of 6 characters', async () => {
     await register({ ...uniqueUser(), password: 'é'.repeat(36) }).expect(201);
-    await register({ ...uniqueUser(), password: 'abcdef' }).expect(201);
+    await register({ ...uniqueUser(), password: 'kx7#qm' }).expect(201);
+  });
+
+  /** 400 REGISTRATION_FAILED naming the password, with a reason and without the password. */
+  const expectRefusedPassword = (response: Response, password: string, reason: RegExp) => {
+    expectError(response, 400, 'REGISTRATION_FAILED');
+    expect(response.body.details).toEqual([{ field: 'password', message: expect.any(String) }]);
+    expect(response.body.details[0].message).toMatch(reason);
+    expect(JSON.stringify(response.body).toLowerCase()).not.toContain(password.toLowerCase());
+  };
+
+  it.each(['password123', 'QWERTY123', 'IloveYou', 'abcdef', 'Summer2024', 'ｐａｓｓｗｏｒｄ'])(
+    'refuses the common password %s, in any case, and creates no account',
+    async (password) => {
+      const credentials = { ...uniqueUser(), password };
+      expectRefusedPassword(await register(credentials), password, /too common/);
+      await register({ ...credentials, password: 'a-Better-pass-9' }).expect(201);
+    },
+  );
+
+  it('refuses the account’s own email, its local part and its username, in any case', async () => {
+    const credentials = uniqueUser('Identity');
+    const localPart = credentials.email.split('@')[0];
+    for (const password of [
+      credentials.email,
+      credentials.email.toUpperCase(),
+      localPart,
+      localPart.toUpperCase(),
+      credentials.username,
+      credentials.username.toLowerCase(),
+    ]) {
+      expectRefusedPassword(
+        await register({ ...credentials, password }),
+        password,
+        /email address.*username/,
+      );
+    }
+    // Another person's name is not this account's: only its own identifiers are refused.
+    await register({ ...uniqueUser(), password: credentials.username }).expect(201);
+    // A password that merely contains them is the length rule's and the list's business.
+    await register({ ...credentials, password: `${credentials.username}-9z!` }).expect(201);
+  });
+
+  it('compares the username as it is stored, trimmed, whatever the email', async () => {
+    const credentials = uniqueUser();
+    const response = await register({
+      ...credentials,
+      username: `  ${credentials.username} `,
+      email: `other${credentials.email}`,
+      password: credentials.username.toUpperCase(),
+    });
+    expectRefusedPassword(response, credentials.username, /username/);
+  });
+
+  it('still refuses a password over 72 bytes, not on any list, as too long', async () => {
+    const response = await register({ ...uniqueUser(), password: 'ü'.repeat(37) });
+    expectError(response, 400, 'REGISTRATION_FAILED');
+    expect(response.body.details).toEqual([
+      { field: 'password', message: 'password must be at most 72 bytes long' },
+    ]);
   });
 
   it.each([

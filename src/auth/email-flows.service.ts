@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
+import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
@@ -80,13 +81,21 @@ export class EmailFlowsService {
 
   /**
    * Sets the new password and ends every session of the user, in one transaction. Owning the
-   * inbox is proof enough of the address, so an unverified email becomes verified.
+   * inbox is proof enough of the address, so an unverified email becomes verified. A password
+   * that is the account's own email or username is refused once the token names the account;
+   * the refusal rolls the transaction back, so the link still works for a better password.
    */
   async resetPassword(token: string, newPassword: string, client?: ClientInfo): Promise<void> {
     const passwordHash = await this.hasher.hash(newPassword);
     await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'password_reset');
       if (!userId) throw invalidToken('reset');
+      const user = await manager.findOneBy(User, { id: userId });
+      if (user && matchesIdentity(newPassword, [user.email, user.username])) {
+        throw new AppException('VALIDATION_ERROR', {
+          details: [{ field: 'newPassword', message: IDENTITY_PASSWORD_MESSAGE('newPassword') }],
+        });
+      }
       await this.users.setPasswordHash(manager, userId, passwordHash);
       await this.users.markEmailVerified(manager, userId);
       await this.tokens.retireOlder(manager, userId, 'password_reset');

@@ -1,28 +1,46 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Header, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { JwkSetModel } from '../openapi/api-models';
 import { ApiErrors } from '../openapi/api-responses.decorator';
 import { AccessTokensService, JwkSet } from '../tokens/access-tokens.service';
+import { API_JWKS_PATH, JWKS_PATH } from './well-known.paths';
 
+/**
+ * Not rate-limited: verifiers fetch the key set again whenever they meet an unknown `kid`, often
+ * many of them behind one address, and the answer is a precomputed document that costs nothing
+ * to serve. Both addresses answer alike, each with its own operation id for client generators.
+ */
+const JwkSetRoute = (path: string, where: string) =>
+  applyDecorators(
+    Get(path),
+    ApiOperation({
+      summary: `The public keys that verify access tokens (a JWK Set, no envelope)${where}`,
+    }),
+    ApiOkResponse({ type: JwkSetModel, description: 'Empty `keys` with JWT_ALGORITHM=HS256.' }),
+    ApiErrors('INTERNAL_ERROR'),
+    SkipThrottle({ general: true }),
+    Header('Cache-Control', 'public, max-age=300'),
+  );
+
+/**
+ * The public keys that verify access tokens, as a standard JWK Set (RFC 7517), not the envelope:
+ * other services' JWT libraries read this document as it is. Empty for HS256.
+ */
 @ApiTags('tokens')
-@Controller('.well-known')
+@Controller()
 export class JwksController {
   constructor(private readonly tokens: AccessTokensService) {}
 
-  /**
-   * The public keys that verify access tokens, as a standard JWK Set (RFC 7517), not the
-   * envelope: other services' JWT libraries read this document as it is. Empty for HS256. Not
-   * rate-limited: verifiers fetch it again whenever they meet an unknown `kid`, often many of them
-   * behind one address, and the answer is a precomputed document that costs nothing to serve.
-   */
-  @Get('jwks.json')
-  @ApiOperation({ summary: 'The public keys that verify access tokens (a JWK Set, no envelope)' })
-  @ApiOkResponse({ type: JwkSetModel, description: 'Empty `keys` with JWT_ALGORITHM=HS256.' })
-  @ApiErrors('INTERNAL_ERROR')
-  @SkipThrottle({ general: true })
-  @Header('Cache-Control', 'public, max-age=300')
+  /** At the origin's root, where verifiers look by default. */
+  @JwkSetRoute(JWKS_PATH, '')
   jwks(): Readonly<JwkSet> {
+    return this.tokens.jwks;
+  }
+
+  /** Under the API prefix, where it was first published and verifiers may be configured so. */
+  @JwkSetRoute(API_JWKS_PATH, ', where it was first published')
+  apiJwks(): Readonly<JwkSet> {
     return this.tokens.jwks;
   }
 }

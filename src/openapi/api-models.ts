@@ -110,3 +110,43 @@ export class JwkSetModel {
   @ApiProperty({ type: [JwkModel], description: 'Empty when tokens are signed with HS256.' })
   keys!: JwkModel[];
 }
+
+/** RFC 8414 metadata: only the fields that RFC defines and that are true of this service. */
+export class AuthorizationServerMetadataModel {
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://auth.example.com',
+    description: 'JWT_ISSUER: the `iss` of every access token.',
+  })
+  issuer!: string;
+
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://auth.example.com/.well-known/jwks.json',
+    description: 'The key set at the root of PUBLIC_URL (empty with HS256).',
+  })
+  jwks_uri!: string;
+
+  @ApiProperty({
+    type: [String],
+    maxItems: 0,
+    description:
+      'Empty: RFC 8414 requires the field, and the service has no OAuth authorization endpoint.',
+  })
+  response_types_supported!: string[];
+
+  @ApiProperty({
+    type: [String],
+    maxItems: 0,
+    description:
+      'Empty: without it RFC 8414 implies authorization_code and implicit, which the service does not offer.',
+  })
+  grant_types_supported!: string[];
+
+  @ApiPropertyOptional({
+    format: 'uri',
+    example: 'https://auth.example.com/api/docs',
+    description: 'Swagger UI; absent with API_DOCS=false.',
+  })
+  service_documentation?: string;
+}

@@ -27,7 +27,11 @@ export class ResetRequestDto {
   email!: string;
 }
 
-/** reset-password, variant B: `{ token, newPassword }` sets the password. */
+/**
+ * reset-password, variant B: `{ token, newPassword }` sets the password. Whose password it is
+ * is known only once the token is looked up, so the service compares it with that account's
+ * email and username; the list of common passwords is checked here.
+ */
 export class ResetConfirmDto {
   @TokenField()
   token!: string;

@@ -12,7 +12,8 @@ export class RegisterDto {
   @EmailField()
   email!: string;
 
-  @IsPassword()
+  // Compared with the fields as validated: the email trimmed, the username trimmed.
+  @IsPassword({ unlike: ['email', 'username'] })
   password!: string;
 
   @ApiProperty({ pattern: USERNAME_PATTERN.source, example: 'ann' })
