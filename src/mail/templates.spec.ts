@@ -1,6 +1,6 @@
 import { MailerService } from '@nestjs-modules/mailer';
 import { ParsedMail, simpleParser } from 'mailparser';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
@@ -88,9 +88,14 @@ describe('the mailer', () => {
     await expect(send(mailer, 'no-such-email', hostile, 'verification')).rejects.toThrow(
       /no such file/i,
     );
-    const broken = join(mkdtempSync(join(tmpdir(), 'email-')), 'broken.pug');
-    writeFileSync(broken, 'p= (\n');
-    await expect(send(mailer, broken, hostile, 'verification')).rejects.toThrow();
+    const dir = mkdtempSync(join(tmpdir(), 'email-'));
+    try {
+      const broken = join(dir, 'broken.pug');
+      writeFileSync(broken, 'p= (\n');
+      await expect(send(mailer, broken, hostile, 'verification')).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails a mail without its text part', async () => {
