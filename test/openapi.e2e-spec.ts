@@ -2,23 +2,42 @@ import { ConsoleLogger } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERROR_CATALOGUE, ErrorCode } from '../src/common/errors/error-codes';
-import { expectError } from './support/auth-helpers';
+import { PASSWORD, expectError, registerUser, uniqueUser } from './support/auth-helpers';
+import { redoclyLint } from './support/openapi-lint';
 import { TestApp, startTestApp } from './support/test-app';
 
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema: Schema }>; headers?: object }>;
+  operationId: string;
+  description?: string;
+  tags: string[];
+  responses: Record<
+    string,
+    {
+      content?: Record<string, { schema: Schema }>;
+      headers?: Record<string, { $ref?: string; schema?: { enum?: string[] } }>;
+    }
+  >;
   security?: Array<Record<string, string[]>>;
   parameters?: Array<{ name: string; in: string }>;
 }
 interface Schema {
   allOf?: Array<{ properties?: { error?: { enum: string[] } } }>;
+  oneOf?: Array<{ $ref: string }>;
+  required?: string[];
+  properties?: Record<string, { format?: string }>;
 }
 type Paths = Record<string, Record<string, Operation>>;
 
-const COMMITTED = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')) as {
+const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
+const COMMITTED = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as {
   paths: Paths;
-  components: { securitySchemes: Record<string, object> };
+  tags: Array<{ name: string; description?: string }>;
+  servers: Array<{ url: string }>;
+  components: { securitySchemes: Record<string, object>; schemas: Record<string, Schema> };
 };
+const OPERATIONS = Object.entries(COMMITTED.paths).flatMap(([path, operations]) =>
+  Object.entries(operations).map(([method, operation]) => ({ path, method, operation })),
+);
 
 describe('OpenAPI', () => {
   let t: TestApp;
@@ -81,6 +100,8 @@ describe('OpenAPI', () => {
 
   it('documents what each route really answers: a bare request and a body that is not JSON', async () => {
     const undocumented: string[] = [];
+    /** Routes documented as taking no credentials that refused a request without any. */
+    const notPublic: string[] = [];
     let probes = 0;
     for (const [path, operations] of Object.entries(COMMITTED.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -100,11 +121,15 @@ describe('OpenAPI', () => {
             documented !== undefined &&
             (response.status < 400 || (body.error !== undefined && codes?.includes(body.error)));
           if (!fits) undocumented.push(`${method} ${path}: ${response.status} ${body.error}`);
+          if (operation.security?.length === 0 && body.error === 'INVALID_TOKEN') {
+            notPublic.push(`${method} ${path}`);
+          }
         }
       }
     }
     expect(probes).toBeGreaterThan(35);
     expect(undocumented).toEqual([]);
+    expect(notPublic).toEqual([]);
   });
 
   it('documents the cookies and the tokens each route takes', () => {
@@ -123,6 +148,98 @@ describe('OpenAPI', () => {
     expect(COMMITTED.paths['/api/v1/auth/login'].post.responses['200'].headers).toHaveProperty(
       'Set-Cookie',
     );
+    // Public routes say so; every other one names what it takes.
+    expect(security('/api/v1/auth/login')).toEqual([]);
+    expect(security('/api/v1/email/verify')).toEqual([]);
+    expect(security('/.well-known/jwks.json', 'get')).toEqual([]);
+    expect(OPERATIONS.filter(({ operation }) => operation.security === undefined)).toEqual([]);
+    // The metrics token is a configured secret, not a JWT.
+    expect(COMMITTED.components.securitySchemes.metricsToken).not.toHaveProperty('bearerFormat');
+    expect(COMMITTED.components.securitySchemes.bearer).toHaveProperty('bearerFormat', 'JWT');
+  });
+
+  it("passes Redocly's recommended lint without an error", async () => {
+    const problems = await redoclyLint(OPENAPI_FILE);
+    expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+  });
+
+  it('names every operation for client generators: one readable id per path, aliases included', () => {
+    const ids = OPERATIONS.map(({ operation }) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]+$/);
+    const idOf = (path: string) => COMMITTED.paths[`/api/v1${path}`].post.operationId;
+    expect(idOf('/auth/verify-email')).toBe('verifyEmail');
+    expect(idOf('/email/verify-email')).toBe('verifyEmailAlias');
+    expect(idOf('/email/verify')).toBe('verifyEmailShortAlias');
+    expect(idOf('/email/reset')).toBe('resetPasswordShortAlias');
+    // Each operation is described, under a tag the document declares and describes.
+    const declared = new Map(COMMITTED.tags.map((tag) => [tag.name, tag.description]));
+    for (const { operation } of OPERATIONS) {
+      expect(operation.description).toEqual(expect.stringMatching(/\w/));
+      for (const tag of operation.tags) expect(declared.get(tag)).toEqual(expect.any(String));
+    }
+    expect(COMMITTED.servers).toEqual([expect.objectContaining({ url: '/' })]);
+  });
+
+  it("tells login's two answer shapes apart by a property only one of them has", async () => {
+    const schemas = COMMITTED.components.schemas;
+    for (const path of ['/api/v1/auth/login', '/api/v1/auth/refresh']) {
+      const shapes =
+        COMMITTED.paths[path].post.responses['200'].content?.['application/json'].schema.oneOf;
+      expect(shapes?.map(({ $ref }) => $ref)).toEqual([
+        '#/components/schemas/UserEnvelopeModel',
+        '#/components/schemas/TokenResponseModel',
+      ]);
+    }
+    const envelope = schemas.UserEnvelopeModel;
+    const tokens = schemas.TokenResponseModel;
+    expect(envelope.required).toContain('success');
+    expect(tokens.properties).not.toHaveProperty('success');
+    expect(tokens.required).toContain('access_token');
+    expect(envelope.properties).not.toHaveProperty('access_token');
+
+    const { credentials } = await registerUser(t);
+    const asked = { email: credentials.email, password: PASSWORD };
+    const cookies = await t.http().post('/api/v1/auth/login').send(asked).expect(200);
+    expect(Object.keys(cookies.body as object).sort()).toEqual(
+      Object.keys(envelope.properties ?? {}).sort(),
+    );
+    const body = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .set('X-Token-Delivery', 'body')
+      .send(asked)
+      .expect(200);
+    expect(Object.keys(body.body as object).sort()).toEqual(
+      Object.keys(tokens.properties ?? {}).sort(),
+    );
+  });
+
+  it('describes the addresses the service accepts: internationalised ones too', async () => {
+    const schemas = COMMITTED.components.schemas;
+    for (const model of ['RegisterDto', 'LoginDto', 'PublicUser', 'TokenUser']) {
+      expect(schemas[model].properties?.email.format).toBe('idn-email');
+    }
+    const ascii = uniqueUser('jose');
+    const user = { ...ascii, email: ascii.email.replace('jose', 'josé_') };
+    const { user: registered } = await registerUser(t, user);
+    expect(registered.email).toBe(user.email);
+  });
+
+  it('declares the headers every answer carries, with the values the service sends', async () => {
+    for (const { operation } of OPERATIONS) {
+      for (const response of Object.values(operation.responses)) {
+        expect(response.headers?.['X-Request-Id']).toEqual({
+          $ref: '#/components/headers/X-Request-Id',
+        });
+      }
+    }
+    for (const path of ['/.well-known/jwks.json', '/api/v1/.well-known/jwks.json']) {
+      const documented = COMMITTED.paths[path].get.responses['200'].headers?.['Cache-Control'];
+      const served = await t.http().get(path).expect(200);
+      expect(documented?.schema?.enum).toEqual([served.headers['cache-control']]);
+      expect(served.headers['x-request-id']).toEqual(expect.any(String));
+    }
   });
 
   it('serves Swagger UI at /api/docs, with a policy that lets only its own files run', async () => {

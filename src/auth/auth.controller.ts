@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -16,10 +16,10 @@ import {
   ApiErrors,
   CLEAR_COOKIES,
   JSON_BODY,
-  SET_COOKIES,
+  ApiTokenDelivery,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { ApiAccessToken, ApiRefreshCookie } from '../openapi/security-schemes';
+import { ApiAccessToken, ApiPublic, ApiRefreshCookie } from '../openapi/security-schemes';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthService, Session } from './auth.service';
 import { LoginDto } from './dto/login.dto';
@@ -34,15 +34,6 @@ export const TOKEN_DELIVERY_HEADER = 'x-token-delivery';
 
 type UserEnvelope = Envelope<UserDataModel>;
 
-const TokenDelivery = () =>
-  ApiHeader({
-    name: 'X-Token-Delivery',
-    required: false,
-    enum: ['body'],
-    description:
-      '`body`: the tokens in the body (no envelope, no cookies), for non-browser clients.',
-  });
-
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {
@@ -54,7 +45,14 @@ export class AuthController {
 
   @Post('register')
   @StrictThrottle()
-  @ApiOperation({ summary: 'Create an account and mail its verification link' })
+  @ApiOperation({
+    summary: 'Create an account and mail its verification link',
+    description:
+      'The account exists, unverified, once this answers 201, even when the email could not be ' +
+      'sent (the message says so; resend-verification-email sends another). Shares the strict ' +
+      'rate limit of login and the email flows.',
+  })
+  @ApiPublic()
   @ApiEnvelope(201, 'Registration successful. Check your email to verify your account.', {
     data: UserDataModel,
   })
@@ -70,13 +68,16 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @StrictThrottle()
-  @ApiOperation({ summary: 'Log in with email and password; tokens in cookies (or the body)' })
-  @TokenDelivery()
-  @ApiEnvelope(200, 'Login successful', {
-    data: UserDataModel,
-    headers: SET_COOKIES,
-    orBody: TokenResponseModel,
+  @ApiOperation({
+    summary: 'Log in with email and password; tokens in cookies (or the body)',
+    description:
+      'Without `X-Token-Delivery`, the answer is the envelope with `data.user` and the tokens ' +
+      'arrive as HttpOnly cookies. With `X-Token-Delivery: body`, the answer is the token ' +
+      'response (`access_token`, `refresh_token`, ...), without envelope or cookies. A wrong ' +
+      'email and a wrong password get the same 401.',
   })
+  @ApiPublic()
+  @ApiTokenDelivery('Login successful')
   @ApiErrors(['LOGIN_FAILED', 400], 'LOGIN_FAILED', ...ANY_BODY, ...STORED)
   async login(
     @Body() body: LoginDto,
@@ -93,15 +94,13 @@ export class AuthController {
   @ApiOperation({
     summary: 'Rotate the refresh token and issue a new access token',
     description:
-      'A retired refresh token presented again within REFRESH_REUSE_GRACE seconds gets the same successor; later, it revokes every session of the user.',
+      'Takes the refresh_token cookie and retires it. Without `X-Token-Delivery`, the answer is ' +
+      'the envelope and the new tokens arrive as cookies; with `X-Token-Delivery: body`, the ' +
+      'token response. A retired refresh token presented again within REFRESH_REUSE_GRACE ' +
+      'seconds gets the same successor; later, it revokes every session of the user.',
   })
   @ApiRefreshCookie()
-  @TokenDelivery()
-  @ApiEnvelope(200, 'Token refreshed', {
-    data: UserDataModel,
-    headers: SET_COOKIES,
-    orBody: TokenResponseModel,
-  })
+  @ApiTokenDelivery('Token refreshed')
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   async refresh(
     @RequestUser() claims: RefreshClaims,
@@ -146,7 +145,13 @@ export class AuthController {
 
   @Get('verify-token')
   @UseGuards(AccessTokenGuard)
-  @ApiOperation({ summary: 'Check an access token and return its user' })
+  @ApiOperation({
+    operationId: 'verifyToken',
+    summary: 'Check an access token and return its user',
+    description:
+      'Checks the signature, expiry and revocation of the access token (bearer header, or the ' +
+      'access_token cookie when there is none) and answers its user as stored now.',
+  })
   @ApiAccessToken()
   @ApiEnvelope(200, 'Token is valid', { data: UserDataModel })
   @ApiErrors('INVALID_TOKEN', ...STORED)
@@ -157,7 +162,12 @@ export class AuthController {
   @Post('verify-token')
   @HttpCode(200)
   @UseGuards(AccessTokenGuard)
-  @ApiOperation({ summary: 'Check an access token and return its user (POST form)' })
+  @ApiOperation({
+    summary: 'Check an access token and return its user (POST form)',
+    description:
+      'The same check as the GET form, for clients that can only POST; with the cookie, the ' +
+      'CSRF origin check applies as on any POST.',
+  })
   @ApiAccessToken()
   @ApiEnvelope(200, 'Token is valid', { data: UserDataModel })
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
@@ -13,6 +13,8 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
+import { PostAt } from '../openapi/operation-ids';
+import { ApiPublic } from '../openapi/security-schemes';
 import { AuthCookies } from './auth-cookies.service';
 import {
   EmailLinkRequestDto,
@@ -28,6 +30,7 @@ import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
  * lists: one handler per flow, so aliases share its code and its strict rate-limit budget.
  */
 @ApiTags('email')
+@ApiPublic()
 @Controller()
 export class EmailFlowsController {
   constructor(
@@ -35,10 +38,21 @@ export class EmailFlowsController {
     private readonly cookies: AuthCookies,
   ) {}
 
-  @Post(['auth/verify-email', 'email/verify-email', 'email/verify'])
+  @PostAt({
+    verifyEmail: 'auth/verify-email',
+    verifyEmailAlias: 'email/verify-email',
+    verifyEmailShortAlias: 'email/verify',
+  })
   @HttpCode(200)
   @StrictThrottle()
-  @ApiOperation({ summary: "Verify the account's email with the emailed token (single use)" })
+  @ApiOperation({
+    summary: "Verify the account's email with the emailed token (single use)",
+    description:
+      'Uses up the token and marks the email verified; with `applicationUrl`, the answer names ' +
+      'where the page should send the user next. ' +
+      'The same operation answers at /auth/verify-email, /email/verify-email and /email/verify, ' +
+      'with one rate-limit budget.',
+  })
   @ApiEnvelope(200, 'Email verified', { data: VerifiedEmailDataModel })
   @ApiErrors('INVALID_TOKEN', ...JSON_BODY, ...STORED)
   async verifyEmail(@Body() body: VerifyEmailDto, @Client() client: ClientInfo) {
@@ -54,10 +68,22 @@ export class EmailFlowsController {
     return ok('Email verified', data);
   }
 
-  @Post(['auth/resend-verification-email', 'email/resend-verification-email'])
+  @PostAt({
+    resendVerificationEmail: 'auth/resend-verification-email',
+    resendVerificationEmailAlias: 'email/resend-verification-email',
+  })
   @HttpCode(200)
   @StrictThrottle()
-  @ApiOperation({ summary: 'Mail a new verification link; older links stop working' })
+  @ApiOperation({
+    summary: 'Mail another verification link to an unverified account',
+    description:
+      'Links sent earlier keep working: each verifies the email once, until it expires ' +
+      '(EMAIL_VERIFICATION_TTL seconds after it was sent, 24 hours by default), so an older ' +
+      'mail opened after this one still succeeds. 409 once the email is verified, and for an ' +
+      'address no account uses. ' +
+      'The same operation answers at /auth/resend-verification-email and ' +
+      '/email/resend-verification-email, with one rate-limit budget.',
+  })
   @ApiEnvelope(200, 'Verification email sent')
   @ApiErrors('EMAIL_ALREADY_VERIFIED', 'EMAIL_SERVICE_ERROR', ...JSON_BODY, ...STORED)
   async resendVerification(
@@ -68,10 +94,20 @@ export class EmailFlowsController {
     return ok('Verification email sent');
   }
 
-  @Post(['auth/forgot-password', 'email/forgot-password'])
+  @PostAt({
+    forgotPassword: 'auth/forgot-password',
+    forgotPasswordAlias: 'email/forgot-password',
+  })
   @HttpCode(200)
   @StrictThrottle()
-  @ApiOperation({ summary: 'Mail a password-reset link; older links stop working' })
+  @ApiOperation({
+    summary: 'Mail a password-reset link; older links stop working',
+    description:
+      'Once the new mail is sent, every reset link sent earlier to the account stops working; ' +
+      'the new one works once, for PASSWORD_RESET_TTL seconds (1 hour by default). ' +
+      'The same operation answers at /auth/forgot-password and /email/forgot-password, with ' +
+      'one rate-limit budget.',
+  })
   @ApiEnvelope(200, 'Password reset email sent')
   @ApiErrors('USER_NOT_FOUND', 'EMAIL_SERVICE_ERROR', ...JSON_BODY, ...STORED)
   async forgotPassword(
@@ -83,7 +119,11 @@ export class EmailFlowsController {
   }
 
   /** Variant A `{ email }` sends a reset email; variant B `{ token, newPassword }` sets it. */
-  @Post(['auth/reset-password', 'email/reset-password', 'email/reset'])
+  @PostAt({
+    resetPassword: 'auth/reset-password',
+    resetPasswordAlias: 'email/reset-password',
+    resetPasswordShortAlias: 'email/reset',
+  })
   @HttpCode(200)
   @StrictThrottle()
   @ApiOperation({
@@ -92,7 +132,9 @@ export class EmailFlowsController {
     description:
       '`{ email }` answers `Password reset email sent`, as forgot-password does. ' +
       '`{ token, newPassword }` sets the password, ends every session of the user and clears ' +
-      'the cookies (the Set-Cookie header applies to this variant only).',
+      'the cookies (the Set-Cookie header applies to this variant only). ' +
+      'The same operation answers at /auth/reset-password, /email/reset-password and ' +
+      '/email/reset, with one rate-limit budget.',
   })
   @ApiExtraModels(ResetRequestDto, ResetConfirmDto)
   @ApiBody({

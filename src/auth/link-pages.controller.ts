@@ -6,11 +6,12 @@ import { HttpResponse } from '../common/http/http-request';
 import { renderView } from '../common/views/pug-views';
 import { AppConfig, SecurityConfig } from '../config/config.sections';
 import { ANY_ROUTE, ApiErrors } from '../openapi/api-responses.decorator';
+import { ApiPublic } from '../openapi/security-schemes';
 
 /** The page reads the token in the browser and posts it when the person confirms. */
-const LinkPage = (summary: string) =>
+const LinkPage = (summary: string, description: string) =>
   applyDecorators(
-    ApiOperation({ summary }),
+    ApiOperation({ summary, description }),
     ApiQuery({
       name: 'token',
       required: false,
@@ -32,6 +33,7 @@ const LinkPage = (summary: string) =>
  * links, so a GET only shows a page; the token is used when the person presses its button.
  */
 @ApiTags('email')
+@ApiPublic()
 @Controller('auth')
 export class LinkPagesController {
   constructor(
@@ -41,13 +43,22 @@ export class LinkPagesController {
   ) {}
 
   @Get('verify-email')
-  @LinkPage('The page an emailed verification link opens (no applicationUrl given)')
+  @LinkPage(
+    'The page an emailed verification link opens (no applicationUrl given)',
+    'Opening it changes nothing, so mail scanners that follow links cannot use the token up: ' +
+      "the page's button posts the token to POST /auth/verify-email.",
+  )
   verifyEmailPage(@Res({ passthrough: true }) res: HttpResponse): Promise<string> {
     return this.render(res, 'verify-email', 'Verify your email');
   }
 
   @Get('reset-password')
-  @LinkPage('The page an emailed reset link opens (no applicationUrl given)')
+  @LinkPage(
+    'The page an emailed reset link opens (no applicationUrl given)',
+    'Opening it changes nothing, so mail scanners that follow links cannot use the token up: ' +
+      'the page asks for the new password and posts it with the token to POST ' +
+      '/auth/reset-password.',
+  )
   resetPasswordPage(@Res({ passthrough: true }) res: HttpResponse): Promise<string> {
     return this.render(res, 'reset-password', 'Reset your password');
   }

@@ -5,6 +5,7 @@ import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
 import { HealthDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
+import { ApiPublic } from '../openapi/security-schemes';
 import { Readiness } from './readiness.service';
 
 /**
@@ -15,13 +16,20 @@ import { Readiness } from './readiness.service';
  * so from one address, and a limit would take every instance out at once.
  */
 @ApiTags('operations')
+@ApiPublic()
 @Controller('health')
 @SkipThrottle({ general: true, auth: true })
 export class HealthController {
   constructor(private readonly readiness: Readiness) {}
 
   @Get()
-  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOperation({
+    operationId: 'liveness',
+    summary: 'Liveness: the process answers',
+    description:
+      'Checks nothing else: a database outage never fails it, so an orchestrator restarts the ' +
+      'process only when it stops answering. Not rate-limited.',
+  })
   @ApiEnvelope(200, 'Service is alive', { data: HealthDataModel })
   @ApiErrors('INTERNAL_ERROR')
   live(): Envelope<HealthDataModel> {
@@ -30,10 +38,12 @@ export class HealthController {
 
   @Get('ready')
   @ApiOperation({
+    operationId: 'readiness',
     summary: 'Readiness: the database answers (Redis and SMTP, when configured, are reported)',
     description:
       'Answers at once from checks made in the background (the database every second). ' +
-      'Redis or SMTP down is `status: degraded` with 200; only the database makes it 503.',
+      'Redis or SMTP down is `status: degraded` with 200; only the database makes it 503. ' +
+      'Not rate-limited.',
   })
   @ApiEnvelope(200, 'Service is ready', { data: HealthDataModel })
   @ApiErrors('INTERNAL_ERROR', 'SERVICE_UNAVAILABLE')

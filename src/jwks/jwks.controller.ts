@@ -2,7 +2,12 @@ import { Controller, Get, Header, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { JwkSetModel } from '../openapi/api-models';
-import { ApiErrors } from '../openapi/api-responses.decorator';
+import {
+  ApiErrors,
+  CACHE_FOR_FIVE_MINUTES,
+  PUBLIC_FIVE_MINUTES,
+} from '../openapi/api-responses.decorator';
+import { ApiPublic } from '../openapi/security-schemes';
 import { AccessTokensService, JwkSet } from '../tokens/access-tokens.service';
 import { API_JWKS_PATH, JWKS_PATH } from './well-known.paths';
 
@@ -16,11 +21,19 @@ const JwkSetRoute = (path: string, where: string) =>
     Get(path),
     ApiOperation({
       summary: `The public keys that verify access tokens (a JWK Set, no envelope)${where}`,
+      description:
+        'A standard JWK Set (RFC 7517) that JWT libraries read as it is; an access token names ' +
+        'its key with `kid`. Not rate-limited; caches may keep it five minutes.',
     }),
-    ApiOkResponse({ type: JwkSetModel, description: 'Empty `keys` with JWT_ALGORITHM=HS256.' }),
+    ApiPublic(),
+    ApiOkResponse({
+      type: JwkSetModel,
+      description: 'Empty `keys` with JWT_ALGORITHM=HS256.',
+      headers: CACHE_FOR_FIVE_MINUTES,
+    }),
     ApiErrors('INTERNAL_ERROR'),
     SkipThrottle({ general: true }),
-    Header('Cache-Control', 'public, max-age=300'),
+    Header('Cache-Control', PUBLIC_FIVE_MINUTES),
   );
 
 /**

@@ -3,7 +3,12 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { AppConfig, JwtConfig } from '../config/config.sections';
 import { AuthorizationServerMetadataModel } from '../openapi/api-models';
-import { ApiErrors } from '../openapi/api-responses.decorator';
+import {
+  ApiErrors,
+  CACHE_FOR_FIVE_MINUTES,
+  PUBLIC_FIVE_MINUTES,
+} from '../openapi/api-responses.decorator';
+import { ApiPublic } from '../openapi/security-schemes';
 import {
   AuthorizationServerMetadata,
   authorizationServerMetadata,
@@ -26,15 +31,21 @@ export class ServerMetadataController {
    */
   @Get(METADATA_PATH)
   @ApiOperation({
+    operationId: 'authorizationServerMetadata',
     summary: 'Authorization-server metadata (RFC 8414, no envelope): the issuer and its key set',
+    description:
+      'Lets a verifier configured with the issuer alone find the key set. Not rate-limited; ' +
+      'caches may keep it five minutes.',
   })
+  @ApiPublic()
   @ApiOkResponse({
     type: AuthorizationServerMetadataModel,
     description: 'The same with HS256: `jwks_uri` then names an empty key set.',
+    headers: CACHE_FOR_FIVE_MINUTES,
   })
   @ApiErrors('INTERNAL_ERROR')
   @SkipThrottle({ general: true })
-  @Header('Cache-Control', 'public, max-age=300')
+  @Header('Cache-Control', PUBLIC_FIVE_MINUTES)
   serverMetadata(): Readonly<AuthorizationServerMetadata> {
     return this.metadata;
   }

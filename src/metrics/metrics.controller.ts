@@ -28,7 +28,11 @@ export class MetricsController {
 
   @Get()
   @ApiOperation({
+    operationId: 'metrics',
     summary: 'Prometheus metrics (outside /api/v1); 404 unless METRICS_TOKEN is set',
+    description:
+      'For a scraper that sends the METRICS_TOKEN as a bearer token; 401 with any other token ' +
+      'or none. Not rate-limited.',
   })
   @ApiSecurity(METRICS_TOKEN_AUTH)
   @ApiResponse({

@@ -7,6 +7,20 @@ import { ProfileView, PublicUser, TokenUser, VerifiedUser } from '../users/user.
  * return types; the users inside them are the classes of user.view.ts.
  */
 
+/**
+ * Every email address the service takes or answers: class-validator's `IsEmail` accepts
+ * internationalised local parts and domains (`josé@exämple.com`), which `format: email` (ASCII
+ * only, RFC 5321) would tell a client to refuse.
+ */
+export const EMAIL_ADDRESS = {
+  format: 'idn-email',
+  description: 'An email address; internationalised ones (RFC 6531) are accepted.',
+  example: 'ann@example.com',
+} as const;
+
+// The users' views are described where the document is, so that their addresses say the same.
+for (const view of [PublicUser, TokenUser]) ApiProperty(EMAIL_ADDRESS)(view.prototype, 'email');
+
 export class FieldErrorModel {
   @ApiProperty({ example: 'email' })
   field!: string;
@@ -34,6 +48,21 @@ export class UserDataModel {
   user!: PublicUser;
 }
 
+/**
+ * Login's and refresh's envelope, named so that a generated client gets a type for each of their
+ * two shapes; only this one has `success`.
+ */
+export class UserEnvelopeModel {
+  @ApiProperty({ enum: [true] })
+  success!: true;
+
+  @ApiProperty({ example: 'Login successful' })
+  message!: string;
+
+  @ApiProperty({ type: UserDataModel })
+  data!: UserDataModel;
+}
+
 export class ProfileDataModel {
   @ApiProperty({ type: ProfileView })
   user!: ProfileView;
@@ -49,7 +78,10 @@ export class VerifiedEmailDataModel {
   redirect_url?: string;
 }
 
-/** `X-Token-Delivery: body`: the tokens in the body, no envelope, no cookies. */
+/**
+ * `X-Token-Delivery: body`: the tokens in the body, no envelope, no cookies; only this shape has
+ * `access_token`.
+ */
 export class TokenResponseModel {
   @ApiProperty({
     description:

@@ -1,8 +1,11 @@
 import { Type, applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, DECORATORS, getSchemaPath } from '@nestjs/swagger';
-import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiExtraModels, ApiHeader, ApiResponse, DECORATORS, getSchemaPath } from '@nestjs/swagger';
+import {
+  HeaderObject,
+  HeadersObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
-import { ErrorEnvelopeModel } from './api-models';
+import { ErrorEnvelopeModel, TokenResponseModel, UserEnvelopeModel } from './api-models';
 
 /** A code at its catalogue status, or `[code, status]` where the contract gives it another. */
 export type DocumentedError = ErrorCode | readonly [ErrorCode, number];
@@ -16,12 +19,22 @@ export const ANY_BODY: DocumentedError[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_ME
 /** Errors of a JSON body: too large, not JSON, or not what the route takes. */
 export const JSON_BODY: DocumentedError[] = ['VALIDATION_ERROR', ...ANY_BODY];
 
-export const SET_COOKIES: HeadersObject = {
+export const SET_COOKIES: Record<'Set-Cookie', HeaderObject> = {
   'Set-Cookie': {
     description:
       'access_token (Path /) and refresh_token (Path /api/v1/auth): HttpOnly, Secure unless ' +
       'COOKIE_SECURE=false, SameSite from COOKIE_SAMESITE, Max-Age the token lifetime.',
     schema: { type: 'string' },
+  },
+};
+
+/** The JWK Set and the server metadata: verifiers and proxies may keep them five minutes. */
+export const PUBLIC_FIVE_MINUTES = 'public, max-age=300';
+
+export const CACHE_FOR_FIVE_MINUTES: HeadersObject = {
+  'Cache-Control': {
+    description: 'Verifiers and caches may keep the document five minutes.',
+    schema: { type: 'string', enum: [PUBLIC_FIVE_MINUTES] },
   },
 };
 
@@ -100,16 +113,13 @@ const RETRY_AFTER: HeadersObject = {
   'Retry-After': { description: 'Seconds until a retry can pass.', schema: { type: 'integer' } },
 };
 
-/**
- * A success answer in the envelope, `{ success: true, message, data? }`; with `orBody`, the
- * alternative shape the same status can have (the body-token login).
- */
+/** A success answer in the envelope, `{ success: true, message, data? }`. */
 export function ApiEnvelope(
   status: number,
   message: string,
-  options: { data?: Type<unknown>; headers?: HeadersObject; orBody?: Type<unknown> } = {},
+  options: { data?: Type<unknown>; headers?: HeadersObject } = {},
 ): MethodDecorator {
-  const { data, headers, orBody } = options;
+  const { data, headers } = options;
   const envelope = {
     type: 'object',
     required: ['success', 'message', ...(data ? ['data'] : [])],
@@ -119,14 +129,53 @@ export function ApiEnvelope(
       ...(data ? { data: { $ref: getSchemaPath(data) } } : {}),
     },
   };
-  const models = [data, orBody].filter((model): model is Type<unknown> => model !== undefined);
   return applyDecorators(
-    ...(models.length > 0 ? [ApiExtraModels(...models)] : []),
+    ...(data ? [ApiExtraModels(data)] : []),
+    ApiResponse({ status, description: message, headers, schema: envelope }),
+  );
+}
+
+/** The request header that picks login's and refresh's answer shape. */
+export const TOKEN_DELIVERY = 'X-Token-Delivery';
+
+/**
+ * Login's and refresh's 200, whose shape the client picks with `X-Token-Delivery`: both shapes
+ * as a `oneOf` of two named schemas, told apart by a property only one of them has, so that a
+ * generated client narrows the answer without a cast.
+ */
+export function ApiTokenDelivery(message: string): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(UserEnvelopeModel, TokenResponseModel),
+    ApiHeader({
+      name: TOKEN_DELIVERY,
+      required: false,
+      schema: { type: 'string', enum: ['body'] },
+      description:
+        '`body` (in any case): the token response, for non-browser clients. Absent or any ' +
+        'other value: the envelope, the tokens in cookies.',
+    }),
     ApiResponse({
-      status,
-      description: message,
-      headers,
-      schema: orBody ? { oneOf: [envelope, { $ref: getSchemaPath(orBody) }] } : envelope,
+      status: 200,
+      description:
+        `${message}. Without \`${TOKEN_DELIVERY}: body\`: \`UserEnvelopeModel\` (has ` +
+        '`success`), the tokens in Set-Cookie. With it: `TokenResponseModel` (has ' +
+        '`access_token`), no envelope, no cookies, `Cache-Control: no-store`.',
+      headers: {
+        'Set-Cookie': {
+          ...SET_COOKIES['Set-Cookie'],
+          description: `Envelope shape only. ${SET_COOKIES['Set-Cookie'].description}`,
+        },
+        'Cache-Control': {
+          description: 'Token response shape only: `no-store`.',
+          schema: { type: 'string' },
+        },
+      },
+      schema: {
+        oneOf: [
+          { $ref: getSchemaPath(UserEnvelopeModel) },
+          { $ref: getSchemaPath(TokenResponseModel) },
+        ],
+      },
     }),
   );
 }

@@ -1,6 +1,11 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import {
+  OperationObject,
+  ResponseObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from '../auth/strategies/token-extractors';
+import { operationId } from './operation-ids';
 import {
   ACCESS_COOKIE_AUTH,
   BEARER,
@@ -25,6 +30,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Auth Service')
     .setDescription(DESCRIPTION)
     .setVersion('1')
+    // Relative: the document is served by the service it describes, whatever its address; the
+    // paths carry /api/v1 themselves because /metrics and /.well-known live outside it.
+    .addServer('/', 'The service that serves this document')
+    .addTag('auth', 'Registration, login, token refresh and checks, logout')
+    .addTag('email', 'Email verification and password reset, their aliases and link pages')
+    .addTag('users', 'The signed-in user')
+    .addTag('tokens', 'Key set and metadata for services that verify access tokens')
+    .addTag('operations', 'Liveness, readiness and Prometheus metrics')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER)
     .addCookieAuth(
       ACCESS_COOKIE,
@@ -40,19 +53,66 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       REFRESH_COOKIE_AUTH,
     )
-    .addBearerAuth(
-      {
-        type: 'http',
-        scheme: 'bearer',
-        description: 'The METRICS_TOKEN the service is configured with.',
-      },
-      METRICS_TOKEN_AUTH,
-    )
+    // addSecurity, not addBearerAuth: that one would call the token a JWT, and it is a secret.
+    .addSecurity(METRICS_TOKEN_AUTH, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The METRICS_TOKEN the service is configured with (an opaque secret).',
+    })
     .build();
-  return SwaggerModule.createDocument(app, config, {
-    operationIdFactory: (controller, method) =>
-      `${controller.replace(/Controller$/, '')}_${method}`,
+  const document = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controller, method) => operationId(controller, method),
   });
+  requireDeclaredSecurity(document);
+  addRequestIdHeader(document);
+  return document;
+}
+
+/** Every route sets it (request-id.ts), errors and unknown routes included. */
+const REQUEST_ID_HEADER = 'X-Request-Id';
+
+function addRequestIdHeader(document: OpenAPIObject): void {
+  document.components = {
+    ...document.components,
+    headers: {
+      ...document.components?.headers,
+      [REQUEST_ID_HEADER]: {
+        description:
+          "The request's id, as in every line the service logs about it: quote it when reporting a problem.",
+        schema: { type: 'string' },
+      },
+    },
+  };
+  for (const operation of operations(document)) {
+    for (const response of Object.values(operation.responses) as ResponseObject[]) {
+      response.headers = {
+        [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_HEADER}` },
+        ...response.headers,
+      };
+    }
+  }
+}
+
+/** A route that names no scheme would read as public: say which, or `@ApiPublic()`. */
+function requireDeclaredSecurity(document: OpenAPIObject): void {
+  // `@ApiPublic()` alone leaves `[]`; beside a scheme, the scheme is what the route takes.
+  for (const operation of operations(document)) {
+    operation.security = operation.security?.filter((entry) => Object.keys(entry).length > 0);
+  }
+  const undeclared = operations(document)
+    .filter((operation) => operation.security === undefined)
+    .map((operation) => operation.operationId);
+  if (undeclared.length > 0) {
+    throw new Error(`Declare the credentials of ${undeclared.join(', ')} (or @ApiPublic())`);
+  }
+}
+
+function operations(document: OpenAPIObject): OperationObject[] {
+  return Object.values(document.paths).flatMap((item) =>
+    (['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const)
+      .map((method) => item[method])
+      .filter((operation): operation is OperationObject => operation !== undefined),
+  );
 }
 
 /**

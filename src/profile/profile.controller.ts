@@ -17,7 +17,13 @@ import { profileView } from '../users/user.view';
 export class ProfileController {
   @Get('me')
   @Authenticated()
-  @ApiOperation({ summary: "The signed-in user's profile" })
+  @ApiOperation({
+    operationId: 'getProfile',
+    summary: "The signed-in user's profile",
+    description:
+      'The account as stored now, of the user the access token names (bearer header, or the ' +
+      'access_token cookie when there is none).',
+  })
   @ApiEnvelope(200, 'Current user', { data: ProfileDataModel })
   @ApiErrors(...STORED)
   me(@RequestUser() user: User): Envelope<ProfileDataModel> {

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsNotEmpty, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
+import { EMAIL_ADDRESS } from '../../openapi/api-models';
 
 export const trim = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim() : value;
@@ -16,7 +17,7 @@ const PLAIN_ADDRESS = /^[^\s"(),:;<>[\\\]@]+@[^\s"(),:;<>[\\\]@]+$/;
 /** An email address as typed, trimmed; at most 254 characters. */
 export const EmailField = () =>
   applyDecorators(
-    ApiProperty({ format: 'email', maxLength: 254, example: 'ann@example.com' }),
+    ApiProperty({ ...EMAIL_ADDRESS, maxLength: 254 }),
     Transform(trim),
     IsString({ message: 'email must be a string' }),
     MaxLength(254, { message: 'email must be at most 254 characters long' }),

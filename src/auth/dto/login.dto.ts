@@ -1,11 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { ValidationErrorCode } from '../../common/validation/validation-code.decorator';
+import { EMAIL_ADDRESS } from '../../openapi/api-models';
 
 /** A malformed login body is `400 LOGIN_FAILED`; a wrong password `401 LOGIN_FAILED`. */
 @ValidationErrorCode('LOGIN_FAILED')
 export class LoginDto {
-  @ApiProperty({ format: 'email', maxLength: 254, example: 'ann@example.com' })
+  @ApiProperty({ ...EMAIL_ADDRESS, maxLength: 254 })
   @IsString({ message: 'email must be a string' })
   @IsNotEmpty({ message: 'email must not be empty' })
   @MaxLength(254, { message: 'email must be at most 254 characters long' })
