@@ -542,6 +542,8 @@ function writeDoc(text) {
     doc = `${doc.trimEnd()}\n\n## Last run on ${setup}\n\n${start}\n${end}\n`;
   const updated = `${doc.slice(0, doc.indexOf(start) + start.length)}\n${text}\n${doc.slice(doc.indexOf(end))}`;
   writeFileSync(file, updated);
+  // In the repository's own format, so `npm run format:check` (CI) passes on a fresh run.
+  execSync(`npx prettier --write ${JSON.stringify(file)}`, { cwd: ROOT, stdio: 'ignore' });
   console.log('Written to docs/soak.md');
 }
 
