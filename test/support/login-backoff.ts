@@ -54,10 +54,10 @@ export async function slowDown(
   password: string,
 ): Promise<string[][]> {
   const transcripts = emails.map(() => [] as string[]);
-  let turn = 0;
   const round = async (body: (email: string) => { email: string; password: string }) => {
     for (const [index, email] of emails.entries()) {
-      const t = instances[turn++ % instances.length];
+      // Each email's attempts go to the instances in turn.
+      const t = instances[transcripts[index].length % instances.length];
       transcripts[index].push(outcome(await botnet.login(t, body(email))));
     }
   };
