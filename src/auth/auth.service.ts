@@ -109,7 +109,7 @@ export class AuthService {
    * hashing work for the attacker to spend, and no answer that depends on the password.
    */
   async login(input: LoginDto, client?: ClientInfo): Promise<Session> {
-    const wait = await this.backoff.admit(input.email);
+    const wait = await this.backoff.waiting(input.email);
     if (wait > 0) {
       throw new AppException('RATE_LIMITED', {
         message: 'Too many failed logins for this account, try again later',
@@ -119,6 +119,7 @@ export class AuthService {
     const user = await this.users.findByEmail(input.email);
     const valid = await this.hasher.verify(input.password, user?.passwordHash);
     if (!user || !valid) {
+      await this.backoff.failed(input.email);
       await this.audit.recordAlone('login_failed', user?.id ?? null, client);
       throw new AppException('LOGIN_FAILED');
     }

@@ -7,37 +7,35 @@ describe('LocalLoginBackoff', () => {
     backoff = new LocalLoginBackoff(config);
   });
 
-  /** Attempts one second apart from `start`; each answer is the wait in ms (0: admitted). */
-  const attempts = (key: string, start: number, count: number) =>
-    Array.from({ length: count }, (_, i) => backoff.admit(key, start + i * 1000));
-
-  it('admits the free attempts, then doubles the wait up to the cap', () => {
-    const now = 1_000_000;
-    expect(backoff.admit('a', now)).toBe(0);
-    expect(backoff.admit('a', now)).toBe(0);
-    expect(backoff.admit('a', now + 500)).toBe(500);
-    expect(backoff.admit('a', now + 1000)).toBe(0);
-    expect(backoff.admit('a', now + 1000)).toBe(2000);
-    expect(backoff.admit('a', now + 3000)).toBe(0);
-    expect(backoff.admit('a', now + 3000)).toBe(4000);
-    expect(backoff.admit('a', now + 7000)).toBe(0);
+  it('lets the free failures pass, then doubles the wait up to the cap', () => {
+    const waits: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      backoff.failed('a', 0);
+      waits.push(backoff.waiting('a', 0));
+    }
     // Capped: 4 s, not 8.
-    expect(backoff.admit('a', now + 7000)).toBe(4000);
+    expect(waits).toEqual([0, 1000, 2000, 4000, 4000]);
+    expect(backoff.waiting('a', 2500)).toBe(1500);
+    expect(backoff.waiting('a', 4000)).toBe(0);
   });
 
   it('forgets an account after the quiet period, and at once on forget', () => {
-    expect(attempts('a', 0, 2)).toEqual([0, 0]);
-    expect(backoff.admit('a', 1500)).toBe(500);
-    // Ten seconds after the last counted attempt: free again.
-    expect(attempts('a', 11_000, 2)).toEqual([0, 0]);
-    expect(backoff.admit('a', 12_000)).toBe(1000);
+    backoff.failed('a', 0);
+    backoff.failed('a', 1000);
+    expect(backoff.waiting('a', 1500)).toBe(500);
+    // Ten seconds after the last failure: the next one is free again.
+    backoff.failed('a', 11_000);
+    expect(backoff.waiting('a', 11_000)).toBe(0);
+    backoff.failed('a', 11_000);
+    expect(backoff.waiting('a', 11_000)).toBe(1000);
     backoff.forget('a');
-    expect(backoff.admit('a', 12_000)).toBe(0);
+    expect(backoff.waiting('a', 11_000)).toBe(0);
   });
 
   it('keeps accounts apart', () => {
-    expect(attempts('a', 0, 2)).toEqual([0, 0]);
-    expect(backoff.admit('b', 1000)).toBe(0);
-    expect(backoff.admit('a', 1500)).toBe(500);
+    backoff.failed('a', 0);
+    backoff.failed('a', 0);
+    expect(backoff.waiting('b', 0)).toBe(0);
+    expect(backoff.waiting('a', 0)).toBe(1000);
   });
 });

@@ -5,23 +5,19 @@ import { normalizeEmail } from '../users/identity.normalizer';
 import { LocalLoginBackoff } from './local-login-backoff';
 
 /**
- * One round trip, atomic: refuse while the account waits (not counted), else count the attempt,
- * renew the quiet period and start the wait this attempt earns (`backoffMs`, the same rule in
- * Lua). Counting before the password is checked means parallel attempts cannot all slip in under
- * the free ones.
- * KEYS: attempts, wait. ARGV: quiet period (ms), free attempts, base wait (ms), longest wait (ms).
+ * Atomic: count the failure, renew the quiet period, and start the wait it earns (`backoffMs`,
+ * the same rule in Lua, so every instance computes it from the one shared count).
+ * KEYS: failures, wait. ARGV: quiet period (ms), free failures, base wait (ms), longest wait (ms).
  */
-const ADMIT = `
-local waiting = redis.call('PTTL', KEYS[2])
-if waiting > 0 then return waiting end
-local attempts = redis.call('INCR', KEYS[1])
+const FAILED = `
+local failures = redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 local free = tonumber(ARGV[2])
-if attempts >= free then
-  local wait = math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(attempts - free, 40))
+if failures >= free then
+  local wait = math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(failures - free, 40))
   redis.call('SET', KEYS[2], '1', 'PX', string.format('%d', wait))
 end
-return 0
+return failures
 `;
 
 /**
@@ -29,6 +25,8 @@ return 0
  * the normalised email, never by the account, so an unknown email is slowed exactly like a known
  * one and the answer tells nothing about existence. With REDIS_URL the count is shared by every
  * instance; without Redis, or while it is down, each instance counts alone.
+ *
+ * Only failures count: an owner's correct logins, however many run at once, are never slowed.
  */
 @Injectable()
 export class LoginBackoff {
@@ -48,23 +46,33 @@ export class LoginBackoff {
     ].map(String);
   }
 
-  /**
-   * Before the password is checked. Seconds the account must still wait (rounded up; the
-   * attempt is refused and not counted), or 0: the attempt is admitted and counted as a failure
-   * until `succeeded` says otherwise.
-   */
-  async admit(email: string): Promise<number> {
+  /** Seconds the account must still wait before its password may be tried (rounded up), or 0. */
+  async waiting(email: string): Promise<number> {
     const key = normalizeEmail(email);
     const client = this.redis.client;
     if (client && this.redis.ready) {
       try {
-        const waiting = await client.eval(ADMIT, 2, attemptsKey(key), waitKey(key), ...this.rule);
-        return toSeconds(Number(waiting));
+        return toSeconds(await client.pttl(waitKey(key)));
       } catch (error) {
         this.redis.failed(error);
       }
     }
-    return toSeconds(this.local.admit(key));
+    return toSeconds(this.local.waiting(key));
+  }
+
+  /** A wrong password (or no such account): counted, and the account may have to wait. */
+  async failed(email: string): Promise<void> {
+    const key = normalizeEmail(email);
+    const client = this.redis.client;
+    if (client && this.redis.ready) {
+      try {
+        await client.eval(FAILED, 2, failuresKey(key), waitKey(key), ...this.rule);
+        return;
+      } catch (error) {
+        this.redis.failed(error);
+      }
+    }
+    this.local.failed(key);
   }
 
   /** The correct password: the account starts afresh, on every instance. */
@@ -74,13 +82,14 @@ export class LoginBackoff {
     const client = this.redis.client;
     if (!client || !this.redis.ready) return;
     try {
-      await client.del(attemptsKey(key), waitKey(key));
+      await client.del(failuresKey(key), waitKey(key));
     } catch (error) {
       this.redis.failed(error);
     }
   }
 }
 
-const attemptsKey = (email: string) => `login-failures:${email}`;
+const failuresKey = (email: string) => `login-failures:${email}`;
 const waitKey = (email: string) => `login-wait:${email}`;
+/** PTTL answers negative for a key that is missing or has no expiry. */
 const toSeconds = (ms: number) => (ms > 0 ? Math.ceil(ms / 1000) : 0);
