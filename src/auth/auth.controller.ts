@@ -70,7 +70,11 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @StrictThrottle()
-  @ApiOperation({ summary: 'Log in with email and password; tokens in cookies (or the body)' })
+  @ApiOperation({
+    summary: 'Log in with email and password; tokens in cookies (or the body)',
+    description:
+      'Failed logins slow the account down, from any address and on every instance: while it waits (LOGIN_BACKOFF_*), the answer is 429 RATE_LIMITED with Retry-After, whatever the password.',
+  })
   @TokenDelivery()
   @ApiEnvelope(200, 'Login successful', {
     data: UserDataModel,
