@@ -27,6 +27,7 @@ module.exports = {
           '/test/health-probes',
           '/test/revocation-race',
           '/test/redis-hang',
+          '/test/shared-login-backoff',
         ]),
   ],
   testTimeout: 30000,

@@ -74,7 +74,9 @@ export class AuthController {
       'Without `X-Token-Delivery`, the answer is the envelope with `data.user` and the tokens ' +
       'arrive as HttpOnly cookies. With `X-Token-Delivery: body`, the answer is the token ' +
       'response (`access_token`, `refresh_token`, ...), without envelope or cookies. A wrong ' +
-      'email and a wrong password get the same 401.',
+      'email and a wrong password get the same 401. Failed logins slow the account down, from ' +
+      'any address and on every instance: while it waits (`LOGIN_BACKOFF_*`), the answer is ' +
+      '429 RATE_LIMITED with Retry-After, whatever the password.',
   })
   @ApiPublic()
   @ApiTokenDelivery('Login successful')

@@ -5,6 +5,7 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
+import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { ApplicationUrlPolicy } from './application-url.policy';
@@ -13,6 +14,7 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
+import { LoginBackoff } from './login-backoff.service';
 import { LinkPagesController } from './link-pages.controller';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { OriginPolicy } from '../common/http/origin.policy';
@@ -30,10 +32,12 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     TokensModule,
     MailModule,
     MetricsModule,
+    RedisModule,
   ],
   controllers: [AuthController, EmailFlowsController, LinkPagesController],
   providers: [
     AuthService,
+    LoginBackoff,
     EmailFlowsService,
     ResetPasswordBodyPipe,
     AuthCookies,

@@ -21,6 +21,7 @@ import { ApplicationUrlPolicy } from './application-url.policy';
 import { LoginDto } from './dto/login.dto';
 import { RegisterDto } from './dto/register.dto';
 import { PasswordHasher } from './hashing/password-hasher.service';
+import { LoginBackoff } from './login-backoff.service';
 
 export interface Session {
   user: User;
@@ -49,6 +50,7 @@ export class AuthService {
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
+    private readonly backoff: LoginBackoff,
   ) {}
 
   /**
@@ -102,15 +104,28 @@ export class AuthService {
     }
   }
 
+  /**
+   * An account slowed down by failed logins is refused before its password is looked at: no
+   * hashing work for the attacker to spend, and no answer that depends on the password.
+   */
   async login(input: LoginDto, client?: ClientInfo): Promise<Session> {
+    const wait = await this.backoff.waiting(input.email);
+    if (wait > 0) {
+      throw new AppException('RATE_LIMITED', {
+        message: 'Too many failed logins for this account, try again later',
+        retryAfter: wait,
+      });
+    }
     const user = await this.users.findByEmail(input.email);
     const valid = await this.hasher.verify(input.password, user?.passwordHash);
     if (!user || !valid) {
+      await this.backoff.failed(input.email);
       await this.audit.recordAlone('login_failed', user?.id ?? null, client);
       throw new AppException('LOGIN_FAILED');
     }
     const started = await this.refreshTokens.start(user.id, user.passwordHash, client);
     if (!started) throw new AppException('LOGIN_FAILED');
+    await this.backoff.succeeded(input.email);
     return this.session(started.user, started.refresh);
   }
 

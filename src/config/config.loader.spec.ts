@@ -37,6 +37,12 @@ describe('loadConfig', () => {
     });
     expect(config.cookies).toEqual({ secure: true, sameSite: 'lax' });
     expect(config.throttle).toEqual({ ttl: 900, limit: 50, authLimit: 5 });
+    expect(config.loginBackoff).toEqual({
+      free: 5,
+      baseSeconds: 1,
+      maxSeconds: 900,
+      resetSeconds: 900,
+    });
     expect(config.log).toEqual({ level: 'info' });
     expect(config.security).toEqual({
       bcryptCost: 10,
@@ -151,6 +157,18 @@ describe('loadConfig', () => {
     [
       { PASSWORD_MIN_LENGTH: '5' },
       'Invalid configuration: PASSWORD_MIN_LENGTH must be an integer from 6 to 72 (got "5")',
+    ],
+    [
+      { LOGIN_FAILURES_FREE: '0' },
+      'Invalid configuration: LOGIN_FAILURES_FREE must be an integer from 1 to 1000 (got "0")',
+    ],
+    [
+      { LOGIN_BACKOFF_BASE: '10', LOGIN_BACKOFF_MAX: '5' },
+      'Invalid configuration: LOGIN_BACKOFF_MAX must be at least LOGIN_BACKOFF_BASE',
+    ],
+    [
+      { LOGIN_BACKOFF_MAX: '3600', LOGIN_FAILURES_RESET: '900' },
+      'Invalid configuration: LOGIN_FAILURES_RESET must be at least LOGIN_BACKOFF_MAX',
     ],
   ])('refuses %j with one line naming the variable', (env, message) => {
     expect(() => loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env })).toThrow(message);

@@ -89,6 +89,7 @@ export function loadConfig(env: RawEnv): Config {
       limit: read.int('THROTTLE_LIMIT', 50, 1, 10_000_000),
       authLimit: read.int('THROTTLE_AUTH_LIMIT', 5, 1, 10_000_000),
     },
+    loginBackoff: readLoginBackoff(read),
     security: {
       bcryptCost: read.int('BCRYPT_COST', 10, 4, 15),
       // bcrypt reads 72 bytes at most, so a longer minimum could never be met.
@@ -203,6 +204,28 @@ function readTrustProxy(read: EnvReader): TrustProxySetting {
     return false;
   }
   return list;
+}
+
+/**
+ * The longest wait must fit inside the quiet period that resets the count, or the count would be
+ * forgotten while the account waits and the slow-down would start again from the free failures.
+ */
+function readLoginBackoff(read: EnvReader) {
+  const free = read.int('LOGIN_FAILURES_FREE', 5, 1, 1000);
+  const baseSeconds = read.int('LOGIN_BACKOFF_BASE', 1, 1, 3600);
+  const maxSeconds = read.int('LOGIN_BACKOFF_MAX', 900, 1, DAY);
+  const resetSeconds = read.int('LOGIN_FAILURES_RESET', 900, 1, 7 * DAY);
+  if (read.isValid('LOGIN_BACKOFF_BASE') && read.isValid('LOGIN_BACKOFF_MAX')) {
+    if (maxSeconds < baseSeconds) {
+      read.report('LOGIN_BACKOFF_MAX', 'must be at least LOGIN_BACKOFF_BASE');
+    }
+  }
+  if (read.isValid('LOGIN_BACKOFF_MAX') && read.isValid('LOGIN_FAILURES_RESET')) {
+    if (resetSeconds < maxSeconds) {
+      read.report('LOGIN_FAILURES_RESET', 'must be at least LOGIN_BACKOFF_MAX');
+    }
+  }
+  return { free, baseSeconds, maxSeconds, resetSeconds };
 }
 
 /** Browsers drop a `SameSite=None` cookie that is not `Secure`: refuse the pair at boot. */

@@ -96,6 +96,19 @@ export class ThrottleConfig {
   readonly authLimit!: number;
 }
 
+/**
+ * Per-account slow-down of failed logins, across every address and (with REDIS_URL) instance:
+ * `free` failures in a row cost nothing; after the f-th, the account waits
+ * min(`maxSeconds`, `baseSeconds` × 2^(f − `free`)). The count is forgotten `resetSeconds` after
+ * the last attempt, or at once by a correct password.
+ */
+export class LoginBackoffConfig {
+  readonly free!: number;
+  readonly baseSeconds!: number;
+  readonly maxSeconds!: number;
+  readonly resetSeconds!: number;
+}
+
 export class SecurityConfig {
   readonly bcryptCost!: number;
   readonly passwordMinLength!: number;
@@ -126,6 +139,7 @@ export interface Config {
   metrics: MetricsConfig;
   log: LogConfig;
   throttle: ThrottleConfig;
+  loginBackoff: LoginBackoffConfig;
   security: SecurityConfig;
   mail: MailConfig;
 }
@@ -140,6 +154,7 @@ export const CONFIG_SECTIONS = {
   metrics: MetricsConfig,
   log: LogConfig,
   throttle: ThrottleConfig,
+  loginBackoff: LoginBackoffConfig,
   security: SecurityConfig,
   mail: MailConfig,
 } as const;
