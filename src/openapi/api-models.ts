@@ -7,20 +7,6 @@ import { ProfileView, PublicUser, TokenUser, VerifiedUser } from '../users/user.
  * return types; the users inside them are the classes of user.view.ts.
  */
 
-/**
- * Every email address the service takes or answers: class-validator's `IsEmail` accepts
- * internationalised local parts and domains (`josé@exämple.com`), which `format: email` (ASCII
- * only, RFC 5321) would tell a client to refuse.
- */
-export const EMAIL_ADDRESS = {
-  format: 'idn-email',
-  description: 'An email address; internationalised ones (RFC 6531) are accepted.',
-  example: 'ann@example.com',
-} as const;
-
-// The users' views are described where the document is, so that their addresses say the same.
-for (const view of [PublicUser, TokenUser]) ApiProperty(EMAIL_ADDRESS)(view.prototype, 'email');
-
 export class FieldErrorModel {
   @ApiProperty({ example: 'email' })
   field!: string;

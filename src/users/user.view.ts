@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { EMAIL_ADDRESS } from '../openapi/email-address.property';
 import { ROLES, User } from './user.entity';
 
 /*
@@ -11,7 +12,7 @@ export class PublicUser {
   @ApiProperty({ example: 'user_184467440737095516' })
   id!: string;
 
-  @ApiProperty({ format: 'email', example: 'ann@example.com' })
+  @ApiProperty(EMAIL_ADDRESS)
   email!: string;
 
   @ApiProperty({ example: 'ann' })
@@ -44,7 +45,7 @@ export class TokenUser {
   @ApiProperty({ example: 'user_184467440737095516' })
   id!: string;
 
-  @ApiProperty({ format: 'email' })
+  @ApiProperty(EMAIL_ADDRESS)
   email!: string;
 
   @ApiProperty({ description: 'The username.' })

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsNotEmpty, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
-import { EMAIL_ADDRESS } from '../../openapi/api-models';
+import { EMAIL_ADDRESS } from '../../openapi/email-address.property';
 
 export const trim = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim() : value;

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { ValidationErrorCode } from '../../common/validation/validation-code.decorator';
-import { EMAIL_ADDRESS } from '../../openapi/api-models';
+import { EMAIL_ADDRESS } from '../../openapi/email-address.property';
 
 /** A malformed login body is `400 LOGIN_FAILED`; a wrong password `401 LOGIN_FAILED`. */
 @ValidationErrorCode('LOGIN_FAILED')
