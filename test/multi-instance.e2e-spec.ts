@@ -75,6 +75,23 @@ describe('several instances sharing MariaDB and Redis', () => {
     await logout(a, other.access);
     expectError(await verify(b, other.access), 401, 'INVALID_TOKEN');
   });
+  it('replaces a connection that went silent for good (a vanished peer), without a restart', async () => {
+    const user = await registerAndLogin(a);
+    proxy.freeze({ newConnections: 'relay' });
+    try {
+      // Each instance notices on its next command and checks the database meanwhile.
+      await verify(a, user.access).expect(200);
+      await verify(b, user.access).expect(200);
+      await eventually(() => !redisOf(a).ready && !redisOf(b).ready, 3000);
+      // The silent connections are dropped and new ones (which reach Redis) take over.
+      await eventually(() => redisOf(a).ready && redisOf(b).ready, 8000);
+      await logout(b, user.access);
+      expectError(await verify(a, user.access), 401, 'INVALID_TOKEN');
+    } finally {
+      proxy.thaw();
+    }
+  });
+
   it('heals by itself after Redis accepted connections and never answered', async () => {
     const user = await registerAndLogin(a);
     proxy.stall();

@@ -4,6 +4,8 @@ import { RedisConfig } from '../config/config.sections';
 
 /** How long a command may take before it counts as failed: a request never waits on Redis longer. */
 const COMMAND_TIMEOUT_MS = 500;
+/** Silence while commands wait, after which the connection is dropped and made again. */
+const SOCKET_TIMEOUT_MS = 2000;
 /** While Redis is taken for down, how often it is asked whether it answers again. */
 const PROBE_INTERVAL_MS = 500;
 /** A probe's own deadline: a hung server must not hold the probe loop. */
@@ -40,6 +42,10 @@ export class RedisService implements OnApplicationShutdown {
       maxRetriesPerRequest: 0,
       commandTimeout: COMMAND_TIMEOUT_MS,
       connectTimeout: 1000,
+      // A connection that stops answering while commands wait (a silently dropped peer, a
+      // failover) is destroyed and made again: commandTimeout only gives up on the caller, and
+      // the OS would notice a half-open socket after hours.
+      socketTimeout: SOCKET_TIMEOUT_MS,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     });
     this.client.on('error', (error: Error) => this.failed(error));

@@ -55,9 +55,13 @@ export class TcpProxy {
     this.stalled = false;
   }
 
-  /** Open connections go silent; new ones are accepted and never answered. */
-  freeze(): void {
-    this.frozen = true;
+  /**
+   * Open connections go silent; new ones are accepted and never answered, or, with
+   * `newConnections: 'relay'`, served as usual (a peer that vanished without closing its
+   * connections, as in a failover: only a new connection reaches the server).
+   */
+  freeze(options: { newConnections?: 'hang' | 'relay' } = {}): void {
+    this.frozen = options.newConnections !== 'relay';
     for (const [client, upstream] of this.requests) {
       client.unpipe(upstream);
       client.pause();
