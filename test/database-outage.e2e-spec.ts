@@ -190,6 +190,29 @@ describe('the database failing and coming back', () => {
   }
 });
 
+describe('a busy pool on a healthy database', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ DATABASE_POOL_SIZE: '1' });
+  });
+  afterAll(() => t?.close());
+
+  it('keeps the instance ready: readiness asks the server, not the queue for a pooled connection', async () => {
+    await eventually(async () => (await t.http().get('/api/v1/health/ready')).status === 200, 5000);
+    // The only pooled connection is taken for longer than a probe may take.
+    const busy = t.dataSource.query('SELECT SLEEP(1.5)');
+    const statuses: number[] = [];
+    for (let probe = 0; probe < 8; probe++) {
+      await sleep(150);
+      statuses.push((await t.http().get('/api/v1/health/ready')).status);
+    }
+    await busy;
+    expect(statuses).toEqual(Array(8).fill(200));
+    // And the requests that queued for the connection meanwhile are served.
+    await registerAndLogin(t);
+  });
+});
+
 const EXPECTED: Record<string, number[]> = {
   health: [200],
   ready: [200, 503],

@@ -10,6 +10,7 @@ import { AppException } from '../common/errors/app.exception';
 import { DatabaseConfig } from '../config/config.sections';
 import { DeadlineExceeded, withinDeadline } from './connection-deadline';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
+import { ServerProbe } from './server-probe';
 import { SqljsPersistence } from './sqljs-persistence';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
@@ -46,6 +47,8 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
   private readonly commitHooks = new WeakMap<EntityManager, CommitHooks>();
   private readonly timeoutMs: number;
   private readonly probe: BackgroundCheck;
+  /** MySQL: the probe's own connection, outside the pool. */
+  private readonly server: ServerProbe | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -53,6 +56,9 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
   ) {
     this.timeoutMs = config.timeoutMs;
     this.serialized = dataSource.options.type === 'sqljs';
+    this.server = this.serialized
+      ? undefined
+      : new ServerProbe(config.url, Math.min(PROBE_LATE_MS, this.timeoutMs));
     // sql.js runs in process and cannot hang: there a probe is only late when the queue is long.
     this.probe = new BackgroundCheck(
       () => this.selectOne(),
@@ -90,6 +96,7 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
 
   async onApplicationShutdown(): Promise<void> {
     this.probe.stop();
+    this.server?.close();
     await this.persistence?.flush();
   }
 
@@ -198,11 +205,16 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
     return this.serialized ? '' : ' LOCK IN SHARE MODE';
   }
 
-  /** The probe's `SELECT 1`, past the fail-fast check: it is what lifts it. */
+  /**
+   * The probe's `SELECT 1`, past the fail-fast check (it is what lifts it): on MySQL on its own
+   * connection, on sql.js in turn with the other work.
+   */
   private async selectOne(): Promise<boolean> {
-    const deadline = Date.now() + Math.min(PROBE_LATE_MS, this.timeoutMs);
-    const select = () => this.onConnection(deadline, (runner) => runner.query('SELECT 1'));
-    await (this.serialized ? this.enqueue(select) : select());
+    // Closed (shutting down, or by hand): nothing is served, whatever the server says.
+    if (!this.dataSource.isInitialized) return false;
+    if (this.server) return this.server.selectOne();
+    const deadline = Date.now() + this.timeoutMs;
+    await this.enqueue(() => this.onConnection(deadline, (runner) => runner.query('SELECT 1')));
     return true;
   }
 
