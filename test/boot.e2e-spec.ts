@@ -27,6 +27,8 @@ describe('boot', () => {
           env: {
             PATH: process.env.PATH,
             NODE_ENV: 'production',
+            // Read first, to pick the platform: a bad value must not hide the others.
+            HTTP_PLATFORM: 'koa',
             TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
           },
           encoding: 'utf8',
@@ -38,6 +40,7 @@ describe('boot', () => {
       expect(result.stderr).toBe(
         'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production; ' +
           'JWT_REFRESH_SECRET is required when NODE_ENV=production; ' +
+          'HTTP_PLATFORM must be one of express, fastify (got "koa"); ' +
           'SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)\n',
       );
     } finally {
