@@ -1,0 +1,424 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { isEmail } from 'class-validator';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Response } from 'supertest';
+import {
+  LoggedIn,
+  PASSWORD,
+  cookiesOf,
+  registerAndLogin,
+  uniqueUser,
+} from './support/auth-helpers';
+import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
+
+/**
+ * Issue 15: every live answer, success and documented failure, checked against openapi.json by a
+ * real JSON Schema validator, so a client generated from the document reads what the service
+ * sends. The cases are keyed by the document's own operations: a new operation without a case
+ * fails here instead of going unchecked.
+ */
+
+interface Operation {
+  responses: Record<
+    string,
+    { content?: Record<string, unknown>; headers?: Record<string, unknown> }
+  >;
+}
+const DOCUMENT = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')) as {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+};
+const OPERATIONS = Object.entries(DOCUMENT.paths).flatMap(([path, operations]) =>
+  Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+);
+/** Statuses a cheap request provokes; 413, 500 and 503 need a 5 MB body or a broken dependency. */
+const CHEAP_FAILURES = ['400', '401', '403', '404', '409', '415'];
+const METRICS_TOKEN = 'conformance-metrics-token-0123456789abcdef';
+const FOREIGN_ORIGIN = 'https://evil.example.net';
+
+/** The validator, built the way a client's would be: the whole document, refs resolved by Ajv. */
+function buildValidator(document: unknown): Ajv {
+  // OpenAPI 3.0 schemas are a JSON Schema draft-07 dialect plus `nullable`, which Ajv 8's default
+  // (draft-07) build understands; a 3.1 document would need ajv/dist/2020 instead.
+  if (!/^3\.0\./.test(DOCUMENT.openapi))
+    throw new Error(`OpenAPI ${DOCUMENT.openapi}: use Ajv2020`);
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  // Not in ajv-formats. The service accepts what class-validator's isEmail does, internationalised
+  // local parts and domains included, so a valid answer is one the service itself would take back.
+  ajv.addFormat('idn-email', (value: string) => isEmail(value));
+  // OpenAPI's `password` only tells a UI to mask the field; any string fits.
+  ajv.addFormat('password', true);
+  ajv.addSchema(document as object, 'openapi.json');
+  return ajv;
+}
+
+/** JSON Pointer escaping (RFC 6901) of one path segment. */
+const pointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+interface Checked {
+  operation: string;
+  status: number;
+  problems: string[];
+}
+
+/**
+ * One live answer against the document: its status is one the operation documents, its
+ * X-Request-Id is present where declared, its content type is one declared for that status, and a
+ * JSON body validates against the declared schema.
+ */
+function check(ajv: Ajv, operation: string, response: Response, expected: number): Checked {
+  const [method, path] = operation.split(' ');
+  const status = response.status;
+  const problems: string[] = [];
+  const where = `${operation} → ${status}`;
+  if (status !== expected) problems.push(`${where}: expected ${expected}, body ${response.text}`);
+  const documented = DOCUMENT.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
+  if (!documented) return { operation, status, problems: [...problems, `${where}: undocumented`] };
+  if (documented.headers?.['X-Request-Id'] && !response.headers['x-request-id']) {
+    problems.push(`${where}: no X-Request-Id`);
+  }
+  if (status === 429 && documented.headers?.['Retry-After']) {
+    if (!/^\d+$/.test(response.headers['retry-after'] ?? ''))
+      problems.push(`${where}: Retry-After`);
+  }
+  const mediaType = String(response.headers['content-type'] ?? '').split(';')[0];
+  const declared = Object.keys(documented.content ?? {});
+  if (!declared.includes(mediaType)) {
+    problems.push(`${where}: content type ${mediaType}, documented ${declared.join(', ')}`);
+  } else if (mediaType === 'application/json') {
+    const ref =
+      `openapi.json#/paths/${pointer(path)}/${method.toLowerCase()}/responses/${status}` +
+      '/content/application~1json/schema';
+    const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+    if (!validate(response.body)) {
+      problems.push(
+        `${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(response.body)}`,
+      );
+    }
+  }
+  return { operation, status, problems };
+}
+
+const ajv = buildValidator(DOCUMENT);
+
+/**
+ * Statuses proven by the rate-limited instance below rather than the main one. It runs after the
+ * main instance is closed: two instances alive in one process share passport's registered
+ * strategies, so the second one's would reject the first one's tokens.
+ */
+const PROVEN_ELSEWHERE: Record<string, string[]> = { 'GET /metrics': ['404'] };
+
+describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)', () => {
+  let t: TestApp;
+  let session: LoggedIn;
+  /** A registered account whose email is not verified yet. */
+  let unverified: { email: string; username: string; password: string };
+
+  beforeAll(async () => {
+    t = await startTestApp({ METRICS_TOKEN });
+    session = await registerAndLogin(t);
+    // Verified, so resending its verification mail is the documented 409.
+    const mail = await newest(session.credentials.email);
+    await json('/api/v1/auth/verify-email', { token: mail.token }).expect(200);
+    unverified = uniqueUser('unverified');
+    await t.http().post('/api/v1/auth/register').send(unverified).expect(201);
+  });
+  afterAll(() => t?.close());
+
+  const http = () => t.http();
+  const json = (path: string, body: object) => http().post(path).send(body);
+  const plainText = (path: string) =>
+    http().post(path).set('Content-Type', 'text/plain').send('plain text');
+  const bearer = (request: ReturnType<ReturnType<typeof http>['get']>) =>
+    request.set('Authorization', `Bearer ${session.access}`);
+  const newest = async (to: string) => {
+    const mail = (await t.outbox()).filter((received) => received.to === to).at(-1);
+    if (!mail?.token) throw new Error(`No mail with a token to ${to}`);
+    return mail;
+  };
+  /** A fresh account's verification token, so each verify alias uses one up. */
+  const verificationToken = async () => {
+    const user = uniqueUser('verify');
+    await json('/api/v1/auth/register', user).expect(201);
+    return (await newest(user.email)).token;
+  };
+  /** A fresh account's reset token (variant B of reset-password). */
+  const resetToken = async () => {
+    const user = uniqueUser('reset');
+    await json('/api/v1/auth/register', user).expect(201);
+    await json('/api/v1/auth/forgot-password', { email: user.email }).expect(200);
+    return (await newest(user.email)).token;
+  };
+  /** A fresh refresh token, since refreshing rotates (and logging out ends) the one used. */
+  const freshRefresh = async () => {
+    const response = await json('/api/v1/auth/login', {
+      email: session.credentials.email,
+      password: PASSWORD,
+    }).expect(200);
+    return cookiesOf(response).refresh_token.value;
+  };
+
+  type Case = [expected: number, request: () => PromiseLike<Response>];
+  const emailCases = (path: string): Case[] => [
+    [400, () => json(path, {})],
+    [400, () => json(path, { email: 'not-an-address' })],
+    [415, () => plainText(path)],
+  ];
+  const verifyCases = (path: string): Case[] => [
+    [200, async () => json(path, { token: await verificationToken() })],
+    [401, () => json(path, { token: 'not-a-token' })],
+    [400, () => json(path, {})],
+    [415, () => plainText(path)],
+  ];
+  const resendCases = (path: string): Case[] => [
+    [200, () => json(path, { email: unverified.email })],
+    [409, () => json(path, { email: session.credentials.email })],
+    ...emailCases(path),
+  ];
+  const forgotCases = (path: string): Case[] => [
+    [200, () => json(path, { email: session.credentials.email })],
+    [404, () => json(path, { email: uniqueUser('nobody').email })],
+    ...emailCases(path),
+  ];
+  const resetCases = (path: string): Case[] => [
+    // Variant A: asks for the mail, as forgot-password does.
+    [200, () => json(path, { email: unverified.email })],
+    // Variant B: sets the password with the emailed token.
+    [200, async () => json(path, { token: await resetToken(), newPassword: 'brand-new-pass' })],
+    [401, () => json(path, { token: 'not-a-token', newPassword: 'brand-new-pass' })],
+    [404, () => json(path, { email: uniqueUser('nobody').email })],
+    ...emailCases(path),
+  ];
+  const pageCases = (path: string): Case[] => [[200, () => http().get(`${path}?token=abc`)]];
+  const documentOnly = (path: string): Case[] => [[200, () => http().get(path)]];
+
+  const CASES: Record<string, () => Case[]> = {
+    'POST /api/v1/auth/register': () => [
+      [201, () => json('/api/v1/auth/register', uniqueUser())],
+      // IDN: the answer echoes the address, and its idn-email format must accept it.
+      [
+        201,
+        () => {
+          const ascii = uniqueUser('jose');
+          return json('/api/v1/auth/register', {
+            ...ascii,
+            email: ascii.email.replace('jose', 'josé_'),
+          });
+        },
+      ],
+      [409, () => json('/api/v1/auth/register', session.credentials)],
+      [400, () => json('/api/v1/auth/register', {})],
+      [415, () => plainText('/api/v1/auth/register')],
+    ],
+    'POST /api/v1/auth/login': () => {
+      const credentials = { email: session.credentials.email, password: PASSWORD };
+      return [
+        [200, () => json('/api/v1/auth/login', credentials)],
+        [200, () => json('/api/v1/auth/login', credentials).set('X-Token-Delivery', 'body')],
+        [401, () => json('/api/v1/auth/login', { ...credentials, password: 'wrong-password' })],
+        [400, () => json('/api/v1/auth/login', {})],
+        [415, () => plainText('/api/v1/auth/login')],
+      ];
+    },
+    'POST /api/v1/auth/refresh': () => [
+      [
+        200,
+        async () =>
+          http()
+            .post('/api/v1/auth/refresh')
+            .set('Cookie', `refresh_token=${await freshRefresh()}`),
+      ],
+      [
+        200,
+        async () =>
+          http()
+            .post('/api/v1/auth/refresh')
+            .set('X-Token-Delivery', 'body')
+            .set('Cookie', `refresh_token=${await freshRefresh()}`),
+      ],
+      [401, () => http().post('/api/v1/auth/refresh')],
+      [
+        403,
+        async () =>
+          http()
+            .post('/api/v1/auth/refresh')
+            .set('Origin', FOREIGN_ORIGIN)
+            .set('Cookie', `refresh_token=${await freshRefresh()}`),
+      ],
+      [415, () => plainText('/api/v1/auth/refresh')],
+    ],
+    'POST /api/v1/auth/logout': () => [
+      [401, () => http().post('/api/v1/auth/logout')],
+      [
+        403,
+        () =>
+          http()
+            .post('/api/v1/auth/logout')
+            .set('Origin', FOREIGN_ORIGIN)
+            .set('Cookie', `access_token=${session.access}`),
+      ],
+      [415, () => plainText('/api/v1/auth/logout')],
+      // Last: it ends every session of the user, so the cases after it log in again.
+      [
+        200,
+        async () => {
+          const other = await registerAndLogin(t);
+          return http().post('/api/v1/auth/logout').set('Authorization', `Bearer ${other.access}`);
+        },
+      ],
+    ],
+    'GET /api/v1/auth/verify-token': () => [
+      [200, () => bearer(http().get('/api/v1/auth/verify-token'))],
+      [
+        200,
+        () =>
+          http().get('/api/v1/auth/verify-token').set('Cookie', `access_token=${session.access}`),
+      ],
+      [401, () => http().get('/api/v1/auth/verify-token')],
+      [401, () => http().get('/api/v1/auth/verify-token').set('Authorization', 'Bearer not.a.jwt')],
+    ],
+    'POST /api/v1/auth/verify-token': () => [
+      [200, () => bearer(http().post('/api/v1/auth/verify-token'))],
+      [
+        200,
+        () =>
+          http()
+            .post('/api/v1/auth/verify-token')
+            .set('Origin', APP_ORIGIN)
+            .set('Cookie', `access_token=${session.access}`),
+      ],
+      [401, () => http().post('/api/v1/auth/verify-token')],
+      [
+        403,
+        () =>
+          http()
+            .post('/api/v1/auth/verify-token')
+            .set('Sec-Fetch-Site', 'cross-site')
+            .set('Cookie', `access_token=${session.access}`),
+      ],
+      [415, () => plainText('/api/v1/auth/verify-token')],
+    ],
+    'POST /api/v1/auth/verify-email': () => verifyCases('/api/v1/auth/verify-email'),
+    'GET /api/v1/auth/verify-email': () => pageCases('/api/v1/auth/verify-email'),
+    'POST /api/v1/email/verify-email': () => verifyCases('/api/v1/email/verify-email'),
+    'POST /api/v1/email/verify': () => verifyCases('/api/v1/email/verify'),
+    'POST /api/v1/auth/resend-verification-email': () =>
+      resendCases('/api/v1/auth/resend-verification-email'),
+    'POST /api/v1/email/resend-verification-email': () =>
+      resendCases('/api/v1/email/resend-verification-email'),
+    'POST /api/v1/auth/forgot-password': () => forgotCases('/api/v1/auth/forgot-password'),
+    'POST /api/v1/email/forgot-password': () => forgotCases('/api/v1/email/forgot-password'),
+    'POST /api/v1/auth/reset-password': () => resetCases('/api/v1/auth/reset-password'),
+    'GET /api/v1/auth/reset-password': () => pageCases('/api/v1/auth/reset-password'),
+    'POST /api/v1/email/reset-password': () => resetCases('/api/v1/email/reset-password'),
+    'POST /api/v1/email/reset': () => resetCases('/api/v1/email/reset'),
+    'GET /metrics': () => [
+      [200, () => http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`)],
+      [401, () => http().get('/metrics').set('Authorization', 'Bearer wrong-token')],
+      [401, () => http().get('/metrics')],
+    ],
+    'GET /api/v1/users/me': () => [
+      [200, () => bearer(http().get('/api/v1/users/me'))],
+      [401, () => http().get('/api/v1/users/me')],
+    ],
+    'GET /api/v1/health': () => documentOnly('/api/v1/health'),
+    'GET /api/v1/health/ready': () => documentOnly('/api/v1/health/ready'),
+    'GET /.well-known/jwks.json': () => documentOnly('/.well-known/jwks.json'),
+    'GET /api/v1/.well-known/jwks.json': () => documentOnly('/api/v1/.well-known/jwks.json'),
+    'GET /.well-known/oauth-authorization-server': () =>
+      documentOnly('/.well-known/oauth-authorization-server'),
+  };
+
+  it('has a case for every operation the document lists, and none for an undocumented one', () => {
+    expect(Object.keys(CASES).sort()).toEqual([...OPERATIONS].sort());
+  });
+
+  it.each(OPERATIONS)(
+    '%s: a success and each cheap documented failure validate against the document',
+    async (operation) => {
+      const cases = CASES[operation]?.();
+      if (!cases) throw new Error(`No conformance case for ${operation}: add one to CASES`);
+      const results: Checked[] = [];
+      // One at a time: some cases depend on the account state earlier ones leave.
+      for (const [expected, send] of cases) {
+        results.push(check(ajv, operation, await send(), expected));
+      }
+      expect(results.flatMap((result) => result.problems)).toEqual([]);
+      const covered = new Set([
+        ...results.map((result) => String(result.status)),
+        ...(PROVEN_ELSEWHERE[operation] ?? []),
+      ]);
+      const [method, path] = operation.split(' ');
+      const documented = Object.keys(DOCUMENT.paths[path][method.toLowerCase()].responses);
+      // Coverage is measured against the document, so a newly documented failure needs a case.
+      expect(documented.filter((status) => /^2/.test(status) && !covered.has(status))).toEqual([]);
+      expect(
+        documented.filter((status) => CHEAP_FAILURES.includes(status) && !covered.has(status)),
+      ).toEqual([]);
+    },
+  );
+
+  it('answers an unknown route 404 NOT_FOUND in the documented error envelope', async () => {
+    const response = await http().get('/api/v1/no-such-route').expect(404);
+    const validate = ajv.compile({ $ref: 'openapi.json#/components/schemas/ErrorEnvelopeModel' });
+    expect(validate(response.body) ? [] : validate.errors).toEqual([]);
+    expect(response.body.error).toBe('NOT_FOUND');
+    expect(response.headers['x-request-id']).toEqual(expect.any(String));
+  });
+
+  it('is a real check: a schema broken on purpose rejects the live answer', async () => {
+    const broken = JSON.parse(JSON.stringify(DOCUMENT)) as {
+      components: { schemas: Record<string, { required: string[] }> };
+    };
+    // A field the service never sends, required of every user in a registration answer.
+    broken.components.schemas.PublicUser.required.push('not_sent_by_the_service');
+    const strictAjv = buildValidator(broken);
+    const response = await json('/api/v1/auth/register', uniqueUser());
+    const result = check(strictAjv, 'POST /api/v1/auth/register', response, 201);
+    expect(result.problems).toEqual([expect.stringContaining('not_sent_by_the_service')]);
+    // And the idn-email format is no rubber stamp: the same user with a broken address fails.
+    const validate = ajv.compile({ $ref: 'openapi.json#/components/schemas/PublicUser' });
+    const user = response.body.data.user as object;
+    expect(validate(user)).toBe(true);
+    expect(validate({ ...user, email: 'no at sign' })).toBe(false);
+  });
+});
+
+describe('OpenAPI conformance under limits of one, without METRICS_TOKEN', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    // Rate limits of one, so each operation's 429 costs a request or two.
+    limited = await startTestApp({ THROTTLE_LIMIT: '1', THROTTLE_AUTH_LIMIT: '1' });
+  });
+  afterAll(() => limited?.close());
+
+  it('answers /metrics 404 as documented where METRICS_TOKEN is unset', async () => {
+    expect(check(ajv, 'GET /metrics', await limited.http().get('/metrics'), 404).problems).toEqual(
+      [],
+    );
+  });
+
+  it('answers 429 as documented on every rate-limited operation (limits of one)', async () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const operation of OPERATIONS) {
+      const [method, path] = operation.split(' ');
+      if (!DOCUMENT.paths[path][method.toLowerCase()].responses['429']) continue;
+      // The second request within the window is over a limit of one, whatever the route's budget.
+      let response: Response | undefined;
+      for (let attempt = 0; attempt < 3 && response?.status !== 429; attempt += 1) {
+        response =
+          method === 'GET'
+            ? await limited.http().get(path)
+            : await limited.http().post(path).send({});
+      }
+      problems.push(...check(ajv, operation, response!, 429).problems);
+      checked += 1;
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(15);
+  });
+});
