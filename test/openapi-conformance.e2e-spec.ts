@@ -308,6 +308,17 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       [401, () => http().get('/api/v1/auth/verify-token')],
       [401, () => http().get('/api/v1/auth/verify-token').set('Authorization', 'Bearer not.a.jwt')],
     ],
+    'GET /api/v1/auth/session': () => [
+      [200, () => bearer(http().get('/api/v1/auth/session'))],
+      [200, () => http().get('/api/v1/auth/session')],
+      [
+        200,
+        () =>
+          http()
+            .get('/api/v1/auth/session')
+            .set('Cookie', 'access_token=not.a.jwt; refresh_token=whatever'),
+      ],
+    ],
     'POST /api/v1/auth/verify-token': () => [
       [200, () => bearer(http().post('/api/v1/auth/verify-token'))],
       [

@@ -17,6 +17,7 @@ import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
 import { LinkPagesController } from './link-pages.controller';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
+import { SessionController } from './session.controller';
 import { OriginPolicy } from '../common/http/origin.policy';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
@@ -34,7 +35,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     MetricsModule,
     RedisModule,
   ],
-  controllers: [AuthController, EmailFlowsController, LinkPagesController],
+  controllers: [AuthController, SessionController, EmailFlowsController, LinkPagesController],
   providers: [
     AuthService,
     LoginBackoff,

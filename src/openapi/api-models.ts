@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
 import { ProfileView, PublicUser, TokenUser, VerifiedUser } from '../users/user.view';
 
@@ -47,6 +47,21 @@ export class UserEnvelopeModel {
 
   @ApiProperty({ type: UserDataModel })
   data!: UserDataModel;
+}
+
+/** `GET /auth/session`: the user or null, and whether a refresh is worth trying. */
+export class SessionDataModel {
+  // `nullable` beside a `$ref` is ignored in OpenAPI 3.0, so the null is an alternative of its own.
+  @ApiProperty({
+    oneOf: [
+      { $ref: getSchemaPath(PublicUser) },
+      { type: 'object', nullable: true, enum: [null], description: 'Nobody is signed in.' },
+    ],
+  })
+  user!: PublicUser | null;
+
+  @ApiProperty({ description: 'The request carried a refresh_token cookie.' })
+  refreshable!: boolean;
 }
 
 export class ProfileDataModel {

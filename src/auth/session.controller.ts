@@ -1,0 +1,46 @@
+import { Controller, Get, Req, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Envelope, ok } from '../common/http/envelope';
+import { HttpRequest } from '../common/http/http-request';
+import { RequestUser } from '../common/http/request-user.decorator';
+import { SessionDataModel } from '../openapi/api-models';
+import { ApiEnvelope, ApiErrors, STORED } from '../openapi/api-responses.decorator';
+import { ApiPublic } from '../openapi/security-schemes';
+import { User } from '../users/user.entity';
+import { publicUser } from '../users/user.view';
+import { OptionalAccessGuard } from './guards/optional-access.guard';
+import { refreshToken } from './strategies/token-extractors';
+
+/**
+ * What a page asks when it opens: "who is signed in here?". Unlike verify-token it answers 200
+ * for a visitor too, so a signed-out visit makes no failed request (a browser logs every 4xx as a
+ * console error), and it says whether a refresh is worth trying, so a returning visitor whose
+ * access cookie has expired is renewed without a 401 first.
+ */
+@ApiTags('auth')
+@Controller('auth')
+export class SessionController {
+  @Get('session')
+  @UseGuards(OptionalAccessGuard)
+  @ApiOperation({
+    operationId: 'getSession',
+    summary: 'The signed-in user, if any (for pages opening)',
+    description:
+      'Reads the access token (bearer header, or the access_token cookie) like verify-token, ' +
+      'but answers 200 whether or not it is good: `data.user` is the user, or null when the ' +
+      'token is missing, expired or revoked; `data.refreshable` says whether the request ' +
+      'carried a refresh_token cookie (not whether it is still good: POST /auth/refresh tells).',
+  })
+  @ApiPublic()
+  @ApiEnvelope(200, 'Session', { data: SessionDataModel })
+  @ApiErrors(...STORED)
+  session(
+    @RequestUser() user: User | null,
+    @Req() req: HttpRequest,
+  ): Envelope<SessionDataModel> {
+    return ok(user ? 'Signed in' : 'Not signed in', {
+      user: user ? publicUser(user) : null,
+      refreshable: refreshToken(req) !== null,
+    });
+  }
+}
