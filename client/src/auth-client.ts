@@ -1,16 +1,21 @@
 import { AuthError } from './auth-error.js';
-import { SessionRefresher, type RefreshOutcome } from './session-refresher.js';
+import { readBare, readEnvelope } from './envelope.js';
+import { SessionRefresher, type RefreshResult } from './session-refresher.js';
 import { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
 import type {
+  DataEnvelope,
   EmailLinkInput,
-  FailureEnvelope,
   LoginInput,
+  MessageEnvelope,
+  PasswordResetRequestInput,
   RegisterInput,
   ResetPasswordInput,
   SessionEndReason,
-  DataEnvelope,
-  MessageEnvelope,
+  SessionStart,
+  SessionStatus,
+  TokenResponse,
   User,
+  UserResult,
   VerifiedUser,
   VerifyEmailInput,
 } from './types.js';
@@ -29,13 +34,16 @@ export interface AuthClientOptions {
 }
 
 type SessionState = 'unknown' | 'signed-in' | 'signed-out';
-type Listener = (reason: SessionEndReason) => void;
+type EndListener = (reason: SessionEndReason) => void;
+type StartListener = (start: SessionStart) => void;
+type SessionData = { user: User | null; refreshable: boolean };
 
 /**
  * The service's endpoints, one typed method each, over cookies only: the tokens live in HttpOnly
  * cookies the browser sends (`credentials: 'include'`), never in JavaScript. Authenticated calls
  * that come back 401 are retried once after one shared refresh; when the refresh is refused, the
- * session has ended and `onSessionEnded` listeners hear it, in every tab of the app.
+ * session has ended and `onSessionEnded` listeners hear it, in every tab of the app. Every
+ * failure, `fetch`'s included, rejects with `AuthError`.
  */
 export class AuthClient {
   private readonly baseUrl: string;
@@ -44,7 +52,8 @@ export class AuthClient {
   private readonly refreshTimeoutMs: number;
   private readonly tabs: TabCoordination;
   private readonly refresher: SessionRefresher;
-  private readonly listeners = new Set<Listener>();
+  private readonly endListeners = new Set<EndListener>();
+  private readonly startListeners = new Set<StartListener>();
   private state: SessionState = 'unknown';
 
   constructor(options: AuthClientOptions) {
@@ -60,14 +69,67 @@ export class AuthClient {
     this.tabs.listen((message) => this.heard(message));
   }
 
-  register(input: RegisterInput): Promise<DataEnvelope<{ user: User }>> {
-    return this.call<DataEnvelope<{ user: User }>>('POST', '/auth/register', input);
+  /**
+   * Who is signed in, for a page that opens: `signed-in` with the user, `signed-out`, or
+   * `unavailable` when the service cannot say now (unreachable, 5xx, 429) and the session may
+   * well be alive. Makes no failing request for a visitor, and renews an expired access token
+   * first when a refresh cookie is there.
+   */
+  async status(): Promise<SessionStatus> {
+    try {
+      let { data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session');
+      if (!data.user && data.refreshable) {
+        const result = await this.refresher.refresh(Date.now());
+        if (result.outcome === 'failed') return { state: 'unavailable', error: result.error };
+        if (result.outcome === 'refreshed') {
+          ({ data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session'));
+        }
+      }
+      if (data.user) {
+        this.signedIn();
+        return { state: 'signed-in', user: data.user };
+      }
+      this.ended('refresh-failed', false);
+      return { state: 'signed-out' };
+    } catch (error) {
+      return { state: 'unavailable', error: asAuthError(error) };
+    }
   }
 
-  async login(input: LoginInput): Promise<DataEnvelope<{ user: User }>> {
-    const result = await this.call<DataEnvelope<{ user: User }>>('POST', '/auth/login', input);
-    this.signedIn(true);
+  register(input: RegisterInput): Promise<UserResult> {
+    return this.call<UserResult>('POST', '/auth/register', input);
+  }
+
+  async login(input: LoginInput): Promise<UserResult> {
+    const result = await this.call<UserResult>('POST', '/auth/login', input);
+    this.signedIn();
+    this.tabs.announce({ type: 'signed-in', user: result.data.user });
+    this.started({ source: 'this-tab', user: result.data.user });
     return result;
+  }
+
+  /**
+   * For non-browser clients (a CLI, a server): the tokens in the answer instead of cookies
+   * (`X-Token-Delivery: body`). Send the access token as `Authorization: Bearer`; keep the
+   * refresh token for `refreshForTokens`. Leaves this client's cookie session alone.
+   */
+  async loginForTokens(input: LoginInput): Promise<TokenResponse> {
+    const response = await this.request('POST', '/auth/login', input, {
+      'x-token-delivery': 'body',
+    });
+    return readBare<TokenResponse>(response, isTokenResponse);
+  }
+
+  /**
+   * For non-browser clients: a refresh token (from `loginForTokens`) exchanged for new tokens.
+   * It is sent as the `refresh_token` cookie, which only a non-browser `fetch` may set.
+   */
+  async refreshForTokens(refreshToken: string): Promise<TokenResponse> {
+    const response = await this.request('POST', '/auth/refresh', undefined, {
+      'x-token-delivery': 'body',
+      cookie: `refresh_token=${encodeURIComponent(refreshToken)}`,
+    });
+    return readBare<TokenResponse>(response, isTokenResponse);
   }
 
   /**
@@ -91,7 +153,7 @@ export class AuthClient {
    * Renews the cookies now. Usually unnecessary: authenticated calls refresh when they must. A
    * refused refresh ends the session, as an automatic one does.
    */
-  async refresh(): Promise<DataEnvelope<{ user: User }>> {
+  async refresh(): Promise<UserResult> {
     let response: Response;
     try {
       response = await this.tabs.exclusive(() => this.sendRefresh());
@@ -100,28 +162,27 @@ export class AuthClient {
       throw new AuthError('NETWORK_ERROR', 'Another tab’s refresh did not finish in time', 0);
     }
     this.afterRefresh(response);
-    return read<DataEnvelope<{ user: User }>>(response);
+    return readEnvelope<UserResult>(response);
   }
 
-  /** The signed-in user, refreshing the access token first if it has expired. */
-  async verifyToken(): Promise<DataEnvelope<{ user: User }>> {
+  /**
+   * The signed-in user, refreshing the access token first if it has expired. `INVALID_TOKEN`
+   * means signed out; a refresh that failed for a passing reason rejects with that reason.
+   */
+  async verifyToken(): Promise<UserResult> {
     const response = await this.withSession(
       () => this.request('GET', '/auth/verify-token'),
       (r) => r.status === 401,
     );
-    const result = await read<DataEnvelope<{ user: User }>>(response);
-    this.signedIn(false);
+    const result = await readEnvelope<UserResult>(response);
+    this.signedIn();
     return result;
   }
 
   verifyEmail(
     input: VerifyEmailInput,
   ): Promise<DataEnvelope<{ user: VerifiedUser; redirect_url?: string }>> {
-    return this.call<DataEnvelope<{ user: VerifiedUser; redirect_url?: string }>>(
-      'POST',
-      '/auth/verify-email',
-      input,
-    );
+    return this.call('POST', '/auth/verify-email', input);
   }
 
   resendVerificationEmail(input: EmailLinkInput): Promise<MessageEnvelope> {
@@ -132,9 +193,20 @@ export class AuthClient {
     return this.call('POST', '/auth/forgot-password', input);
   }
 
+  /**
+   * The contract's `POST /auth/reset-password` with `{ email }`: the reset mail, as
+   * `forgotPassword` sends it (which also takes an `applicationUrl`).
+   */
+  requestPasswordReset(input: PasswordResetRequestInput): Promise<MessageEnvelope> {
+    return this.call('POST', '/auth/reset-password', { email: input.email });
+  }
+
   /** Sets a new password from a reset token. The service ends every session of the user. */
   async resetPassword(input: ResetPasswordInput): Promise<MessageEnvelope> {
-    const result = await this.call('POST', '/auth/reset-password', input);
+    const result = await this.call('POST', '/auth/reset-password', {
+      token: input.token,
+      newPassword: input.newPassword,
+    });
     this.ended('password-reset', true);
     return result;
   }
@@ -142,21 +214,35 @@ export class AuthClient {
   /**
    * `fetch` for your own API, with the session's cookies. An answer that `isAuthFailure` flags
    * is retried once after a refresh; if the refresh is refused, that first answer is returned
-   * and the session has ended. The body must be one `Request` can replay (not a one-shot stream
-   * with `duplex: 'half'`).
+   * and the session has ended. Rejects with `AuthError`: `NETWORK_ERROR` when the request could
+   * not be sent, `ABORTED` when your signal stopped it, and the refresh's own error (503, 429,
+   * network) when a needed refresh failed for a passing reason. The body must be one `Request`
+   * can replay (not a one-shot stream with `duplex: 'half'`).
    */
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const request = new Request(input, { ...init, credentials: 'include' });
-    return this.withSession(() => this.send(request.clone()), this.isAuthFailure);
+    return this.withSession(
+      () => transport(() => this.send(request.clone()), request.url),
+      this.isAuthFailure,
+    );
+  }
+
+  /**
+   * Called each time someone signs in: `login()` in this tab or in another tab of the app.
+   * Returns the function that stops listening.
+   */
+  onSessionStarted(listener: StartListener): () => void {
+    this.startListeners.add(listener);
+    return () => this.startListeners.delete(listener);
   }
 
   /**
    * Called once each time the session ends (logout here or in another tab, a password reset, or a
    * refused refresh of a session this tab had seen); returns the function that stops listening.
    */
-  onSessionEnded(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  onSessionEnded(listener: EndListener): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
   }
 
   /** Stops hearing other tabs. */
@@ -165,44 +251,55 @@ export class AuthClient {
   }
 
   /**
-   * Sends, and on an auth failure refreshes once and sends again. Once the session is known to
-   * have ended, a failure is returned as it is: no refresh, so an app that reacts to the end by
-   * calling again cannot loop.
+   * Sends, and on an auth failure refreshes once and sends again. When the refresh was another
+   * tab's and the retry is refused all the same, this tab refreshes once itself: the other tab's
+   * may have failed for a passing reason. Once the session is known to have ended, a failure is
+   * returned as it is: no refresh, so an app that reacts to the end by calling again cannot loop.
    */
   private async withSession(
     send: () => Promise<Response>,
     failed: (response: Response) => boolean,
   ): Promise<Response> {
-    const sentAt = Date.now();
-    const first = await send();
-    if (!failed(first) || this.state === 'signed-out') return first;
-    const outcome = await this.refresher.refresh(sentAt);
-    if (outcome !== 'refreshed') return first;
-    return send();
+    let sentAt = Date.now();
+    let response = await send();
+    for (let round = 0; round < 2; round++) {
+      if (!failed(response) || this.state === 'signed-out') return response;
+      const result: RefreshResult = await this.refresher.refresh(sentAt);
+      if (result.outcome === 'refused') return response;
+      if (result.outcome === 'failed') throw result.error;
+      sentAt = Date.now();
+      response = await send();
+      if (result.byThisTab) return response;
+    }
+    return response;
   }
 
-  private async postRefresh(): Promise<RefreshOutcome> {
+  private async postRefresh(): Promise<RefreshResult> {
     let response: Response;
     try {
       response = await this.sendRefresh();
-    } catch {
-      return 'failed';
+    } catch (error) {
+      return { outcome: 'failed', error: asAuthError(error) };
     }
     this.afterRefresh(response);
-    if (response.ok) return 'refreshed';
-    return response.status === 401 ? 'refused' : 'failed';
+    if (response.ok) return { outcome: 'refreshed', byThisTab: true };
+    if (response.status === 401) return { outcome: 'refused' };
+    return {
+      outcome: 'failed',
+      error: await readEnvelope(response).then(asUnexpected, asAuthError),
+    };
   }
 
   /** Bounded in time: a tab holds the lock while this runs, and every tab waits for it. */
   private sendRefresh(): Promise<Response> {
     const signal = AbortSignal.timeout(this.refreshTimeoutMs);
-    return this.request('POST', '/auth/refresh', undefined, signal);
+    return this.request('POST', '/auth/refresh', undefined, {}, signal);
   }
 
   private afterRefresh(response: Response): void {
     if (response.ok) {
       this.tabs.noteRefresh(Date.now());
-      this.signedIn(false);
+      this.signedIn();
     } else if (response.status === 401) {
       this.ended('refresh-failed', true);
     }
@@ -213,33 +310,38 @@ export class AuthClient {
     path: string,
     body?: unknown,
   ): Promise<R> {
-    return read<R>(await this.request(method, path, body));
+    return readEnvelope<R>(await this.request(method, path, body));
   }
 
-  private async request(
+  private request(
     method: string,
     path: string,
     body?: unknown,
+    extraHeaders: Record<string, string> = {},
     signal?: AbortSignal,
   ): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    try {
-      return await this.send(`${this.baseUrl}${path}`, {
-        method,
-        headers,
-        credentials: 'include',
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-      });
-    } catch (error) {
-      throw new AuthError('NETWORK_ERROR', `The service could not be reached: ${String(error)}`, 0);
-    }
+    const url = `${this.baseUrl}${path}`;
+    return transport(
+      () =>
+        this.send(url, {
+          method,
+          headers,
+          credentials: 'include',
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal,
+        }),
+      url,
+    );
   }
 
-  private signedIn(announce: boolean): void {
+  private signedIn(): void {
     this.state = 'signed-in';
-    if (announce) this.tabs.announce({ type: 'signed-in' });
+  }
+
+  private started(start: SessionStart): void {
+    notify(this.startListeners, start);
   }
 
   /**
@@ -252,49 +354,64 @@ export class AuthClient {
     this.state = 'signed-out';
     if (announce) this.tabs.announce({ type: 'ended', reason });
     if (previous === 'unknown' && reason === 'refresh-failed') return;
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(reason);
-      } catch (error) {
-        // The app's bug must not break the SDK or the other listeners; it still surfaces.
-        setTimeout(() => {
-          throw error;
-        });
-      }
+    notify(this.endListeners, reason);
+  }
+
+  /** Another tab signing in makes a session possible again here; listeners hear of it. */
+  private heard(message: TabMessage): void {
+    if (message.type === 'ended') return this.ended(message.reason, false);
+    this.state = 'unknown';
+    this.started({ source: 'other-tab', user: message.user });
+  }
+}
+
+/** Runs a `fetch`, turning what it throws into an AuthError that says what happened. */
+async function transport(send: () => Promise<Response>, url: string): Promise<Response> {
+  try {
+    return await send();
+  } catch (error) {
+    const name = (error as { name?: unknown } | null)?.name;
+    if (name === 'AbortError') {
+      throw new AuthError('ABORTED', 'The request was aborted', 0, undefined, [], { cause: error });
+    }
+    const what = name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached';
+    throw new AuthError('NETWORK_ERROR', `${new URL(url).origin} ${what}`, 0, undefined, [], {
+      cause: error,
+    });
+  }
+}
+
+function asAuthError(error: unknown): AuthError {
+  return error instanceof AuthError
+    ? error
+    : new AuthError('NETWORK_ERROR', 'The service could not be reached', 0, undefined, [], {
+        cause: error,
+      });
+}
+
+/** A refresh answered neither 2xx nor 401 but with a success envelope: not what it should be. */
+function asUnexpected(): AuthError {
+  return new AuthError('UNEXPECTED_RESPONSE', 'The refresh answered an unexpected status', 0);
+}
+
+function notify<T>(listeners: Set<(value: T) => void>, value: T): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(value);
+    } catch (error) {
+      // The app's bug must not break the SDK or the other listeners; it still surfaces.
+      setTimeout(() => {
+        throw error;
+      });
     }
   }
-
-  /** Another tab signing in makes a session possible again here; it says nothing of this tab's. */
-  private heard(message: TabMessage): void {
-    if (message.type === 'ended') this.ended(message.reason, false);
-    else if (this.state === 'signed-out') this.state = 'unknown';
-  }
 }
 
-/** The envelope of a response, or the AuthError it stands for. */
-async function read<R extends MessageEnvelope>(response: Response): Promise<R> {
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    body = undefined;
-  }
-  if (isEnvelope(body)) {
-    if (body.success) return body as R;
-    throw AuthError.fromEnvelope(body as FailureEnvelope, response);
-  }
-  throw new AuthError(
-    'UNEXPECTED_RESPONSE',
-    `The service answered ${response.status} without its JSON envelope`,
-    response.status,
-  );
-}
-
-function isEnvelope(body: unknown): body is { success: boolean; message: string } {
+function isTokenResponse(body: unknown): boolean {
   return (
     typeof body === 'object' &&
     body !== null &&
-    typeof (body as { success?: unknown }).success === 'boolean' &&
-    typeof (body as { message?: unknown }).message === 'string'
+    typeof (body as TokenResponse).access_token === 'string' &&
+    typeof (body as TokenResponse).refresh_token === 'string'
   );
 }

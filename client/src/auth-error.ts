@@ -1,6 +1,9 @@
-import type { ErrorCode, FailureEnvelope } from './types.js';
+import type { ErrorCode, FailureEnvelope, FieldError } from './types.js';
 
-/** Every failed call rejects with this: the envelope's code, message and the HTTP status. */
+/**
+ * Every failed call rejects with this: the envelope's code, message, field details and the HTTP
+ * status, or a client-side code when no envelope came back.
+ */
 export class AuthError extends Error {
   override readonly name = 'AuthError';
 
@@ -10,10 +13,19 @@ export class AuthError extends Error {
     message: string,
     /** 0 when no response arrived. */
     readonly status: number,
-    /** `Retry-After`, in seconds, on 429 and 503 answers that carry it. */
+    /** `Retry-After`, in seconds, on any answer that carries it (429, 503). */
     readonly retryAfter?: number,
+    /** The service's `details`: which fields of the request were wrong, and why. */
+    readonly details: readonly FieldError[] = [],
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
+  }
+
+  /** The messages about one field (`'email'`, `'password'`…), joined; undefined when none. */
+  detailFor(field: string): string | undefined {
+    const messages = this.details.filter((d) => d.field === field).map((d) => d.message);
+    return messages.length > 0 ? messages.join('; ') : undefined;
   }
 
   static fromEnvelope(envelope: FailureEnvelope, response: Response): AuthError {
@@ -23,6 +35,16 @@ export class AuthError extends Error {
       envelope.message,
       response.status,
       Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      Array.isArray(envelope.details) ? envelope.details.filter(isFieldError) : [],
     );
   }
+}
+
+function isFieldError(value: unknown): value is FieldError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as FieldError).field === 'string' &&
+    typeof (value as FieldError).message === 'string'
+  );
 }

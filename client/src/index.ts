@@ -4,7 +4,7 @@ import { AuthClient, type AuthClientOptions } from './auth-client.js';
 export { AuthClient, type AuthClientOptions } from './auth-client.js';
 export { AuthError } from './auth-error.js';
 export { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
-export type { RefreshOutcome } from './session-refresher.js';
+export type { RefreshOutcome, RefreshResult } from './session-refresher.js';
 export * from './types.js';
 
 /** `createAuthClient({ baseUrl: 'https://auth.example.com/api/v1' })` */

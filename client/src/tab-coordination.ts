@@ -1,6 +1,7 @@
-import type { SessionEndReason } from './types.js';
+import type { SessionEndReason, User } from './types.js';
 
-export type TabMessage = { type: 'ended'; reason: SessionEndReason } | { type: 'signed-in' };
+export type TabMessage =
+  { type: 'ended'; reason: SessionEndReason } | { type: 'signed-in'; user?: User };
 
 /**
  * What the tabs of one app share. The cookies are shared by every tab, so one tab's refresh

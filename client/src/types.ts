@@ -1,3 +1,5 @@
+import type { AuthError } from './auth-error.js';
+
 /** The service's error codes (`error` in a failure envelope). Branch on these, never on `message`. */
 export const SERVICE_ERROR_CODES = [
   'LOGIN_FAILED',
@@ -21,10 +23,11 @@ export const SERVICE_ERROR_CODES = [
 export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
 
 /**
- * Raised by the SDK itself, never by the service: the request did not reach it or its answer was
- * not the envelope (a proxy's error page, a cut connection).
+ * Raised by the SDK itself, never by the service: the request did not reach it (`NETWORK_ERROR`),
+ * its answer was not the envelope (`UNEXPECTED_RESPONSE`: a proxy's error page, a cut
+ * connection), or the caller's own `AbortSignal` stopped it (`ABORTED`).
  */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE';
+export type ClientErrorCode = 'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE' | 'ABORTED';
 
 export type ErrorCode = ServiceErrorCode | ClientErrorCode;
 
@@ -54,10 +57,62 @@ export interface DataEnvelope<T> extends MessageEnvelope {
   data: T;
 }
 
+/** One wrong field of a request: `{ field: 'username', message: 'username must be …' }`. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
 export interface FailureEnvelope {
   success: false;
   message: string;
   error: ServiceErrorCode;
+  /** On validation failures: each wrong field and why. */
+  details?: FieldError[];
+}
+
+/** `data.user`, the shape most calls answer. */
+export type UserResult = DataEnvelope<{ user: User }>;
+
+/**
+ * Login's body-token answer (`loginForTokens`), for non-browser clients: no envelope. `user.name`
+ * is the contract's name for the username.
+ */
+export interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  /** Seconds until the access token expires. */
+  expires_in: number;
+  user: {
+    id: string;
+    email: string;
+    name: string;
+    email_verified: boolean;
+    picture: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+}
+
+/** What `status()` found out. */
+export type SessionStatus =
+  /** A session is alive: here is its user. */
+  | { state: 'signed-in'; user: User }
+  /** No session: no cookie, or the service refused it. */
+  | { state: 'signed-out' }
+  /**
+   * The service could not say (unreachable, 5xx, 429): the session may well be alive. `error`
+   * says why, with `retryAfter` when the service named a wait.
+   */
+  | { state: 'unavailable'; error: AuthError };
+
+/** Told to `onSessionStarted` listeners. */
+export interface SessionStart {
+  /** `this-tab`: `login()` here; `other-tab`: a login in another tab of the app. */
+  source: 'this-tab' | 'other-tab';
+  /** The user who signed in, as the login answered it. */
+  user?: User;
 }
 
 export interface RegisterInput {
@@ -81,6 +136,11 @@ export interface EmailLinkInput {
   email: string;
   /** Where the emailed link points; its origin must be one of the service's `APP_ORIGINS`. */
   applicationUrl?: string;
+}
+
+/** `POST /auth/reset-password` with `{ email }` (the contract's variant A). */
+export interface PasswordResetRequestInput {
+  email: string;
 }
 
 export interface ResetPasswordInput {

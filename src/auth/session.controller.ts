@@ -34,10 +34,7 @@ export class SessionController {
   @ApiPublic()
   @ApiEnvelope(200, 'Session', { data: SessionDataModel })
   @ApiErrors(...STORED)
-  session(
-    @RequestUser() user: User | null,
-    @Req() req: HttpRequest,
-  ): Envelope<SessionDataModel> {
+  session(@RequestUser() user: User | null, @Req() req: HttpRequest): Envelope<SessionDataModel> {
     return ok(user ? 'Signed in' : 'Not signed in', {
       user: user ? publicUser(user) : null,
       refreshable: refreshToken(req) !== null,

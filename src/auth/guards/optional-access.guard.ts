@@ -10,7 +10,7 @@ import { ACCESS_STRATEGY } from '../strategies/access-token.strategy';
 @Injectable()
 export class OptionalAccessGuard extends AuthGuard(ACCESS_STRATEGY) {
   override handleRequest<T>(error: unknown, principal: T | false): T | null {
-    if (error) throw error;
+    if (error instanceof Error) throw error;
     return principal || null;
   }
 }
