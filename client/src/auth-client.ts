@@ -360,7 +360,7 @@ export class AuthClient {
   /** Another tab signing in makes a session possible again here; listeners hear of it. */
   private heard(message: TabMessage): void {
     if (message.type === 'ended') return this.ended(message.reason, false);
-    this.state = 'unknown';
+    if (this.state === 'signed-out') this.state = 'unknown';
     this.started({ source: 'other-tab', user: message.user });
   }
 }

@@ -1,0 +1,149 @@
+// Test doubles for the SDK's specs: the service and the browser as the SDK sees them.
+import { AuthClient } from './auth-client.js';
+import type { TabCoordination, TabMessage } from './tab-coordination.js';
+import type { SessionEndReason, SessionStart } from './types.js';
+
+export const BASE = 'https://auth.test/api/v1';
+export const USER = { id: 'user_1', email: 'a@example.com', username: 'a', role: 'user' };
+
+/**
+ * The service as the SDK sees it: an access token that is good or has expired, a refresh that
+ * renews it, is refused, or fails. Cookies are what "good" stands for here.
+ */
+export class FakeService {
+  accessGood = false;
+  refreshAnswer: 'renew' | 'refuse' | 'unavailable' = 'renew';
+  logoutAnswer: 'ok' | 'no-session' | 'unavailable' = 'ok';
+  /** Keeps the access token bad even after a refresh (an API that refuses the user). */
+  alwaysRefuse = false;
+  /** Whether the browser holds a refresh cookie (what `GET /auth/session` reports). */
+  refreshCookie = true;
+  sessionAnswer: 'ok' | 'unavailable' = 'ok';
+  refreshes = 0;
+  calls: string[] = [];
+  bodies: string[] = [];
+  private pendingRefresh: Array<() => void> = [];
+  holdRefreshes = false;
+
+  fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const path = new URL(request.url).pathname.replace('/api/v1', '');
+    this.calls.push(`${request.method} ${path}`);
+    expect(request.credentials).toBe('include');
+    if (request.method === 'POST' && path !== '/auth/refresh') {
+      this.bodies.push(await request.text());
+    }
+    switch (path) {
+      case '/auth/login':
+        this.accessGood = true;
+        return envelope(200, { success: true, message: 'Login successful', data: { user: USER } });
+      case '/auth/logout':
+        if (this.logoutAnswer === 'unavailable') {
+          return envelope(503, { success: false, message: 'later', error: 'SERVICE_UNAVAILABLE' });
+        }
+        this.accessGood = false;
+        return this.logoutAnswer === 'ok'
+          ? envelope(200, { success: true, message: 'Logged out from all devices' })
+          : envelope(401, { success: false, message: 'no session', error: 'INVALID_TOKEN' });
+      case '/auth/refresh':
+        return this.refresh();
+      case '/auth/session':
+        if (this.sessionAnswer === 'unavailable') {
+          return envelope(
+            503,
+            { success: false, message: 'later', error: 'SERVICE_UNAVAILABLE' },
+            7,
+          );
+        }
+        return envelope(200, {
+          success: true,
+          message: 'Session',
+          data: { user: this.accessGood ? USER : null, refreshable: this.refreshCookie },
+        });
+      case '/auth/verify-token':
+      case '/app/orders':
+        return this.accessGood && !this.alwaysRefuse
+          ? envelope(200, { success: true, message: 'Token is valid', data: { user: USER } })
+          : envelope(401, { success: false, message: 'expired', error: 'INVALID_TOKEN' });
+      default:
+        return new Response('<html>bad gateway</html>', { status: 502 });
+    }
+  };
+
+  releaseRefreshes(): void {
+    this.holdRefreshes = false;
+    for (const release of this.pendingRefresh.splice(0)) release();
+  }
+
+  private async refresh(): Promise<Response> {
+    this.refreshes++;
+    if (this.holdRefreshes) await new Promise<void>((resolve) => this.pendingRefresh.push(resolve));
+    if (this.refreshAnswer === 'unavailable') {
+      return envelope(503, { success: false, message: 'later', error: 'SERVICE_UNAVAILABLE' });
+    }
+    if (this.refreshAnswer === 'refuse') {
+      this.accessGood = false;
+      return envelope(401, { success: false, message: 'expired', error: 'INVALID_TOKEN' });
+    }
+    this.accessGood = true;
+    return envelope(200, { success: true, message: 'Token refreshed', data: { user: USER } });
+  }
+}
+
+export function envelope(status: number, body: object, retryAfter?: number): Response {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+/** What several tabs share in a browser: one lock, one localStorage, one broadcast channel. */
+export class FakeBrowser {
+  private lock: Promise<unknown> = Promise.resolve();
+  /** Holders and waiters of the lock. */
+  private held = 0;
+  private last = 0;
+  private readonly tabs: Array<(message: TabMessage) => void> = [];
+
+  tab(): TabCoordination {
+    let handler: ((message: TabMessage) => void) | undefined;
+    const receive = (message: TabMessage) => handler?.(message);
+    this.tabs.push(receive);
+    return {
+      exclusive: <T>(task: (waited: boolean) => Promise<T>) => {
+        const waited = this.held > 0;
+        this.held++;
+        const run = this.lock.then(() => task(waited));
+        this.lock = run
+          .catch(() => undefined)
+          .then(() => {
+            this.held--;
+          });
+        return run;
+      },
+      lastRefresh: () => this.last,
+      noteRefresh: (at) => {
+        this.last = at;
+      },
+      announce: (message) => {
+        for (const other of this.tabs) if (other !== receive) other(message);
+      },
+      listen: (h) => {
+        handler = h;
+      },
+      close: () => undefined,
+    };
+  }
+}
+
+export function client(service: FakeService, browser = new FakeBrowser()) {
+  const ended: SessionEndReason[] = [];
+  const auth = new AuthClient({
+    baseUrl: `${BASE}/`,
+    fetch: service.fetch,
+    coordination: browser.tab(),
+  });
+  const started: SessionStart[] = [];
+  auth.onSessionEnded((reason) => ended.push(reason));
+  auth.onSessionStarted((start) => started.push(start));
+  return { auth, ended, started };
+}
