@@ -13,6 +13,7 @@ const TYPES = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
 
 /** Starts the page server; resolves with its URL and a `close()`. */
@@ -47,7 +48,12 @@ function startSpaServer({
       const { port: actual } = server.address();
       resolve({
         url: `http://${host}:${actual}`,
-        close: () => new Promise((done) => server.close(() => done())),
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            // Idle keep-alive connections would hold the port for seconds more.
+            server.closeAllConnections();
+          }),
       });
     });
   });
@@ -95,5 +101,11 @@ if (require.main === module) {
   startSpaServer({
     port: Number(process.env.PORT || 5173),
     apiUrl: process.env.API_URL || 'http://localhost:3000/api/v1',
-  }).then(({ url }) => console.log(`Example app on ${url}`));
+  }).then(({ url, close }) => {
+    console.log(`Example app on ${url}`);
+    // Ctrl-C or a stop from npm: close the port and exit, leaving nothing behind.
+    const stop = () => void close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

@@ -1,30 +1,49 @@
-// The example app: everything goes through the SDK, which keeps the tokens in HttpOnly cookies.
+// The example app: every call goes through the SDK, which keeps the tokens in HttpOnly cookies.
+// Links in its emails come back to /verify-email?token=… or /reset-password?token=…, so the page
+// knows which one it holds.
 import { API_URL } from './config.js';
 import { AuthError, createAuthClient } from './sdk/index.js';
+import { describe, isPassing, waitText } from './messages.js';
+import { clearFieldErrors, clearForm, showFieldErrors, valuesOf, whileBusy } from './forms.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
 // For trying the SDK in the browser's console.
 window.auth = auth;
 
 const $ = (selector) => document.querySelector(selector);
+const VIEWS = ['#signed-out', '#signed-in', '#unavailable', '#reset'];
+const FORMS = ['#login-form', '#register-form', '#forgot-form', '#resend-form', '#reset-form'];
+const link = (path) => `${location.origin}${path}`;
+/** The reset token of the link that opened the page; kept in memory, never in the address bar. */
+let resetToken = null;
 
-function log(text) {
-  const item = document.createElement('li');
-  item.textContent = `${new Date().toLocaleTimeString()}: ${text}`;
-  $('#events').append(item);
+function show(view) {
+  for (const candidate of VIEWS) $(candidate).hidden = candidate !== view;
 }
 
-function describe(error) {
-  return error instanceof AuthError ? `${error.code}: ${error.message}` : String(error);
+function setStatus(text) {
+  $('#status').textContent = text;
+}
+
+/** The one message area: `error`, `success` or `info`; an empty text hides it. */
+function notify(text, kind = 'error') {
+  const notice = $('#notice');
+  notice.textContent = text;
+  notice.className = kind;
+  notice.hidden = !text;
+}
+
+function clearAllForms() {
+  for (const form of FORMS) clearForm($(form));
 }
 
 function showSignedIn(user) {
-  $('#status').textContent = `Signed in as ${user.username}`;
+  setStatus(`Signed in as ${user.username}`);
   const rows = [
     ['Email', user.email],
     ['Username', user.username],
     ['Email verified', user.email_verified ? 'yes' : 'not yet'],
-    ['Member since', new Date(user.created_at).toLocaleDateString()],
+    ['Member since', new Date(user.created_at).toLocaleDateString('en')],
   ];
   $('#user').replaceChildren(
     ...rows.flatMap(([term, value]) => {
@@ -35,88 +54,187 @@ function showSignedIn(user) {
       return [dt, dd];
     }),
   );
-  $('#signed-in').hidden = false;
-  $('#signed-out').hidden = true;
+  show('#signed-in');
 }
 
 function showSignedOut(status = 'Signed out') {
-  $('#status').textContent = status;
-  $('#signed-in').hidden = true;
-  $('#signed-out').hidden = false;
+  setStatus(status);
   $('#protected-result').textContent = '';
+  show('#signed-out');
 }
+
+/** Not "signed out": the session may be alive, the service just cannot say so now. */
+function showUnavailable(error) {
+  setStatus('Cannot reach the service');
+  const wait = error.retryAfter
+    ? ` Try again ${waitText(error.retryAfter)}.`
+    : ' Try again in a moment.';
+  $('#unavailable-text').textContent =
+    `${describe(error)} Your session may still be active: nothing was signed out.${wait}`;
+  show('#unavailable');
+}
+
+async function showCurrentState() {
+  const status = await auth.status();
+  if (status.state === 'signed-in') showSignedIn(status.user);
+  else if (status.state === 'signed-out') showSignedOut();
+  else showUnavailable(status.error);
+}
+
+/** A failed form: field errors beside their fields, the rest in the notice. */
+function failed(form, error, context) {
+  const unmatched = error instanceof AuthError ? showFieldErrors(form, error.details) : [];
+  notify([describe(error, context), ...unmatched].join(' '));
+}
+
+/** Wires a form: busy while its call runs, errors cleared before it, `run` does the rest. */
+function onSubmit(selector, busyLabel, run, context) {
+  const form = $(selector);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void whileBusy(form.querySelector('button'), busyLabel, async () => {
+      clearFieldErrors(form);
+      notify('');
+      try {
+        await run(valuesOf(form), form);
+      } catch (error) {
+        failed(form, error, context);
+      }
+    });
+  });
+}
+
+onSubmit('#register-form', 'Creating the account…', async (values, form) => {
+  const { message } = await auth.register({
+    ...values,
+    emailConfig: { applicationUrl: link('/verify-email') },
+  });
+  clearForm(form);
+  notify(message, 'success');
+});
+
+onSubmit('#login-form', 'Logging in…', async (values, form) => {
+  const { data } = await auth.login(values);
+  clearForm(form);
+  showSignedIn(data.user);
+});
+
+onSubmit('#forgot-form', 'Sending…', async (values, form) => {
+  const { message } = await auth.forgotPassword({
+    ...values,
+    applicationUrl: link('/reset-password'),
+  });
+  clearForm(form);
+  notify(message, 'success');
+});
+
+onSubmit('#resend-form', 'Sending…', async (values, form) => {
+  const { message } = await auth.resendVerificationEmail({
+    ...values,
+    applicationUrl: link('/verify-email'),
+  });
+  clearForm(form);
+  notify(message, 'success');
+});
+
+onSubmit(
+  '#reset-form',
+  'Saving…',
+  async (values, form) => {
+    try {
+      await auth.resetPassword({ token: resetToken, newPassword: values.newPassword });
+    } catch (error) {
+      // A used or expired link cannot be fixed here: ask for a new one from the signed-out view.
+      if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
+        resetToken = null;
+        showSignedOut();
+      }
+      throw error;
+    }
+    resetToken = null;
+    clearForm(form);
+    showSignedOut();
+    notify('Your password was changed. Log in with the new one.', 'success');
+  },
+  'reset',
+);
+
+$('#call-protected').addEventListener('click', () => {
+  void whileBusy($('#call-protected'), 'Calling…', async () => {
+    notify('');
+    try {
+      // Any route of your own API works the same way; verify-token stands in for one here.
+      const response = await auth.fetch(`${API_URL}/auth/verify-token`);
+      const body = await response.json();
+      $('#protected-result').textContent = `${response.status} ${JSON.stringify(body, null, 2)}`;
+    } catch (error) {
+      $('#protected-result').textContent = '';
+      notify(`The protected call failed. ${describe(error)}`);
+    }
+  });
+});
+
+$('#logout').addEventListener('click', () => {
+  void whileBusy($('#logout'), 'Logging out…', async () => {
+    try {
+      await auth.logout();
+    } catch (error) {
+      // 401: there was no session left, and the SDK has already said so.
+      if (!(error instanceof AuthError && error.status === 401)) {
+        notify(`You are still signed in: the logout failed. ${describe(error)}`);
+      }
+    }
+  });
+});
+
+$('#retry').addEventListener('click', () => {
+  void whileBusy($('#retry'), 'Trying…', showCurrentState);
+});
 
 auth.onSessionEnded((reason) => {
-  log(`session ended (${reason})`);
-  showSignedOut(reason === 'logout' ? 'Signed out' : 'Your session has ended, log in again');
-});
-
-async function refreshUser() {
-  try {
-    const { data } = await auth.verifyToken();
-    showSignedIn(data.user);
-  } catch (error) {
-    if (!(error instanceof AuthError && error.code === 'INVALID_TOKEN')) log(describe(error));
+  clearAllForms();
+  if (reason === 'logout') {
+    showSignedOut();
+    notify('');
+  } else if (reason === 'refresh-failed') {
+    showSignedOut('Your session has ended, log in again');
+  } else if (!resetToken) {
     showSignedOut();
   }
-}
+});
+
+// A sign-in in another tab: this tab shows it too, whatever it showed before.
+auth.onSessionStarted(({ source }) => {
+  if (source === 'other-tab' && !resetToken) {
+    notify('');
+    void showCurrentState();
+  }
+});
 
 async function verifyFromLink(token) {
-  // The token leaves the address bar at once: it must not stay in history or be shared.
-  history.replaceState(null, '', location.pathname);
   try {
     const { data } = await auth.verifyEmail({ token });
-    log(`email verified for ${data.user.email}`);
+    notify(`Your email ${data.user.email} is verified. You can log in.`, 'success');
   } catch (error) {
-    log(`verification failed: ${describe(error)}`);
+    notify(
+      isPassing(error)
+        ? `${describe(error)} Open the link from your email again in a moment.`
+        : describe(error, 'verify'),
+    );
   }
 }
 
-$('#register-form').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const form = new FormData(event.target);
-  try {
-    const { message } = await auth.register({
-      email: form.get('email'),
-      username: form.get('username'),
-      password: form.get('password'),
-      emailConfig: { applicationUrl: `${location.origin}/` },
-    });
-    log(message);
-  } catch (error) {
-    log(`registration failed: ${describe(error)}`);
-  }
-});
-
-$('#login-form').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const form = new FormData(event.target);
-  try {
-    const { data } = await auth.login({ email: form.get('email'), password: form.get('password') });
-    log(`logged in as ${data.user.username}`);
-    await refreshUser();
-  } catch (error) {
-    log(`login failed: ${describe(error)}`);
-  }
-});
-
-$('#call-protected').addEventListener('click', async () => {
-  // Any route of your own API works the same way; verify-token stands in for one here.
-  const response = await auth.fetch(`${API_URL}/auth/verify-token`);
-  const body = await response.json();
-  $('#protected-result').textContent = `${response.status} ${JSON.stringify(body, null, 2)}`;
-  log(`protected call: ${response.status}`);
-});
-
-$('#logout').addEventListener('click', async () => {
-  try {
-    await auth.logout();
-  } catch (error) {
-    log(`logout: ${describe(error)}`);
-  }
-});
-
+const route = location.pathname;
 const token = new URLSearchParams(location.search).get('token');
-if (token) await verifyFromLink(token);
-await refreshUser();
+// The token leaves the address bar at once: it must not stay in history or be shared.
+if (token) history.replaceState(null, '', '/');
+if (route === '/reset-password' && token) {
+  resetToken = token;
+  setStatus('Choose a new password');
+  show('#reset');
+} else {
+  if (token && route === '/verify-email') await verifyFromLink(token);
+  else if (token) notify('This link is not one this app knows.');
+  await showCurrentState();
+}
 document.body.dataset.ready = 'true';

@@ -1,0 +1,77 @@
+// Form helpers: busy buttons, field errors beside their fields, and clearing.
+
+/**
+ * Runs `task` with `button` disabled and marked busy (and its form, if any, `aria-busy`), so a
+ * double click sends once. Does nothing while the button is already busy.
+ */
+export async function whileBusy(button, busyLabel, task) {
+  if (button.dataset.busy === 'true') return;
+  const label = button.textContent;
+  const region = button.form ?? button;
+  button.dataset.busy = 'true';
+  region.setAttribute('aria-busy', 'true');
+  button.disabled = true;
+  button.textContent = busyLabel;
+  try {
+    await task();
+  } finally {
+    delete button.dataset.busy;
+    region.removeAttribute('aria-busy');
+    button.disabled = false;
+    button.textContent = label;
+  }
+}
+
+/** The form's fields as an object of trimmed strings (passwords as typed). */
+export function valuesOf(form) {
+  const values = {};
+  for (const [name, value] of new FormData(form)) {
+    values[name] = form.elements[name].type === 'password' ? value : value.trim();
+  }
+  return values;
+}
+
+/**
+ * Shows each `{ field, message }` under its input (aria-invalid, aria-describedby); returns the
+ * details that match no input of the form, for the general notice.
+ */
+export function showFieldErrors(form, details) {
+  clearFieldErrors(form);
+  const unmatched = [];
+  for (const { field, message } of details) {
+    const input = form.elements[field];
+    if (!(input instanceof HTMLInputElement)) {
+      unmatched.push(message);
+      continue;
+    }
+    const id = `${input.id}-error`;
+    let note = document.getElementById(id);
+    if (!note) {
+      note = document.createElement('p');
+      note.id = id;
+      note.className = 'field-error';
+      input.after(note);
+      note.textContent = message;
+    } else {
+      note.textContent += ` ${message}`;
+    }
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', id);
+  }
+  form.querySelector('[aria-invalid="true"]')?.focus();
+  return unmatched;
+}
+
+export function clearFieldErrors(form) {
+  for (const note of form.querySelectorAll('.field-error')) note.remove();
+  for (const input of form.querySelectorAll('[aria-invalid]')) {
+    input.removeAttribute('aria-invalid');
+    input.removeAttribute('aria-describedby');
+  }
+}
+
+/** Empties the form, its errors included. */
+export function clearForm(form) {
+  form.reset();
+  clearFieldErrors(form);
+}
