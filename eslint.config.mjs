@@ -73,6 +73,7 @@ export default tseslint.config(
         history: 'readonly',
         URLSearchParams: 'readonly',
         FormData: 'readonly',
+        HTMLInputElement: 'readonly',
       },
     },
   },
