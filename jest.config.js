@@ -17,10 +17,12 @@ module.exports = {
   // Several instances cannot share one embedded SQLite, and the outage suite cuts a database
   // server: these run in the MariaDB pass. So does the minute of load-balancer probes: it needs
   // no MariaDB, but the SQLite pass need not pay that minute as well.
+  // The npm scripts' stop test builds and starts the service on its own embedded database: once,
+  // in the SQLite pass, is enough.
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(process.env.TEST_DATABASE_URL
-      ? []
+      ? ['/test/npm-scripts']
       : [
           '/test/multi-instance',
           '/test/database-outage',

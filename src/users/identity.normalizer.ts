@@ -16,3 +16,5 @@ export function normalizeUsername(username: string): string {
 }
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,32}$/;
+/** The characters of USERNAME_PATTERN, without its length (checked and explained apart). */
+export const USERNAME_CHARACTERS = /^[A-Za-z0-9._-]*$/;

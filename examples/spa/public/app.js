@@ -3,7 +3,7 @@
 // knows which one it holds.
 import { API_URL } from './config.js';
 import { AuthError, createAuthClient } from './sdk/index.js';
-import { describe, isPassing, waitText } from './messages.js';
+import { describe, isPassing } from './messages.js';
 import { clearFieldErrors, clearForm, showFieldErrors, valuesOf, whileBusy } from './forms.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
@@ -66,11 +66,8 @@ function showSignedOut(status = 'Signed out') {
 /** Not "signed out": the session may be alive, the service just cannot say so now. */
 function showUnavailable(error) {
   setStatus('Cannot reach the service');
-  const wait = error.retryAfter
-    ? ` Try again ${waitText(error.retryAfter)}.`
-    : ' Try again in a moment.';
   $('#unavailable-text').textContent =
-    `${describe(error)} Your session may still be active: nothing was signed out.${wait}`;
+    `${describe(error)} Your session may still be active: nothing was signed out.`;
   show('#unavailable');
 }
 

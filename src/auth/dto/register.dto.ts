@@ -1,9 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
+import {
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { IsPassword } from '../../common/validation/password.decorator';
 import { ValidationErrorCode } from '../../common/validation/validation-code.decorator';
-import { USERNAME_PATTERN } from '../../users/identity.normalizer';
+import { USERNAME_CHARACTERS, USERNAME_PATTERN } from '../../users/identity.normalizer';
 import { EmailConfigDto } from './email-config.dto';
 import { EmailField, trim } from './fields';
 
@@ -19,8 +27,11 @@ export class RegisterDto {
   @ApiProperty({ pattern: USERNAME_PATTERN.source, example: 'ann' })
   @Transform(trim)
   @IsString({ message: 'username must be a string' })
-  @Matches(USERNAME_PATTERN, {
-    message: 'username must be 3 to 32 letters, digits, dots, underscores or hyphens',
+  // One message per mistake, so a form can say which one was made.
+  @MinLength(3, { message: 'username must be at least 3 characters long' })
+  @MaxLength(32, { message: 'username must be at most 32 characters long' })
+  @Matches(USERNAME_CHARACTERS, {
+    message: 'username may only contain letters, digits, dots, underscores and hyphens',
   })
   username!: string;
 

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Page } from 'playwright-core';
+
+/**
+ * The README's pictures of the example app, taken by its browser suite in the states they show.
+ * `npm run screenshots` writes them (SCREENSHOTS=write) with a manifest naming the app's sources
+ * they were taken of; every other run takes them all the same and checks that the committed ones
+ * are still of the current app.
+ */
+export const SCREENSHOTS = [
+  'signed-out',
+  'field-error',
+  'signed-in',
+  'rate-limited',
+  'unavailable',
+] as const;
+export type Screenshot = (typeof SCREENSHOTS)[number];
+
+const ROOT = join(__dirname, '..', '..');
+const APP = join(ROOT, 'examples', 'spa', 'public');
+const IMAGES = join(ROOT, 'docs', 'images');
+const MANIFEST = join(IMAGES, 'example-spa.json');
+const WRITE = process.env.SCREENSHOTS === 'write';
+const taken = new Set<Screenshot>();
+
+export const screenshotFile = (name: Screenshot) => `docs/images/example-spa-${name}.png`;
+
+export async function screenshot(page: Page, name: Screenshot): Promise<void> {
+  const image = await page.screenshot({ fullPage: true, animations: 'disabled' });
+  if (image.length === 0) throw new Error(`The ${name} screenshot is empty`);
+  if (WRITE) writeFileSync(join(ROOT, screenshotFile(name)), image);
+  taken.add(name);
+}
+
+/** What is wrong with the committed screenshots, and which this run took. */
+export function checkScreenshots(): { stale: string[]; missing: string[]; taken: Screenshot[] } {
+  const app = appHash();
+  if (WRITE) writeFileSync(MANIFEST, `${JSON.stringify({ app, screenshots: SCREENSHOTS })}\n`);
+  const manifest = existsSync(MANIFEST)
+    ? (JSON.parse(readFileSync(MANIFEST, 'utf8')) as { app?: string })
+    : {};
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  return {
+    stale:
+      manifest.app === app
+        ? []
+        : ['examples/spa/public changed since the screenshots were taken: run npm run screenshots'],
+    missing: SCREENSHOTS.map(screenshotFile).filter(
+      (file) => !existsSync(join(ROOT, file)) || !readme.includes(`(${file})`),
+    ),
+    taken: SCREENSHOTS.filter((name) => taken.has(name)),
+  };
+}
+
+/** The app's own files, names and contents: what the pictures show. */
+function appHash(): string {
+  const hash = createHash('sha256');
+  for (const name of readdirSync(APP).sort()) {
+    hash.update(`${name}\n`);
+    hash.update(readFileSync(join(APP, name)));
+  }
+  return hash.digest('hex');
+}
