@@ -176,6 +176,17 @@ describe('AuthClient: other tabs’ refreshes that did not work out', () => {
   });
 });
 
+describe('AuthClient.getProfile()', () => {
+  it('reads /users/me, refreshing an expired access token first', async () => {
+    const service = new FakeService();
+    const { auth } = client(service);
+
+    await expect(auth.getProfile()).resolves.toMatchObject({ data: { user: USER } });
+
+    expect(service.calls).toEqual(['GET /users/me', 'POST /auth/refresh', 'GET /users/me']);
+  });
+});
+
 describe('AuthError: the service’s field errors', () => {
   it('carries the envelope’s details, typed, and joins the messages of one field', async () => {
     const details = [

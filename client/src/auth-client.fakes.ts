@@ -61,6 +61,7 @@ export class FakeService {
           data: { user: this.accessGood ? USER : null, refreshable: this.refreshCookie },
         });
       case '/auth/verify-token':
+      case '/users/me':
       case '/app/orders':
         return this.accessGood && !this.alwaysRefuse
           ? envelope(200, { success: true, message: 'Token is valid', data: { user: USER } })

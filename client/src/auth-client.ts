@@ -8,6 +8,7 @@ import type {
   LoginInput,
   MessageEnvelope,
   PasswordResetRequestInput,
+  Profile,
   RegisterInput,
   ResetPasswordInput,
   SessionEndReason,
@@ -177,6 +178,15 @@ export class AuthClient {
     const result = await readEnvelope<UserResult>(response);
     this.signedIn();
     return result;
+  }
+
+  /** The signed-in user's own profile (`GET /users/me`), refreshing first if need be. */
+  async getProfile(): Promise<DataEnvelope<{ user: Profile }>> {
+    const response = await this.withSession(
+      () => this.request('GET', '/users/me'),
+      (r) => r.status === 401,
+    );
+    return readEnvelope<DataEnvelope<{ user: Profile }>>(response);
   }
 
   verifyEmail(

@@ -47,6 +47,12 @@ export interface VerifiedUser extends User {
   verified_at: string | null;
 }
 
+/** The signed-in user's own account (`GET /users/me`). */
+export interface Profile extends VerifiedUser {
+  /** ISO 8601. */
+  updated_at: string;
+}
+
 /** A success without data (emails sent, logout, password set). */
 export interface MessageEnvelope {
   success: true;
