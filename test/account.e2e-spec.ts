@@ -399,7 +399,19 @@ describe('the signed-in user’s account', () => {
       await refreshWith(t, response.body.refresh_token).expect(200);
     });
 
-    it('retires reset links mailed before the change', async () => {
+    it('without X-Token-Delivery: answers a bearer caller with cookies, as login does', async () => {
+      const caller = await registerAndLogin(t);
+      const response = await changePassword(caller.access, {
+        currentPassword: PASSWORD,
+        newPassword: NEW_PASSWORD,
+      }).expect(200);
+      expect(response.body.success).toBe(true);
+      const cookies = cookiesOf(response);
+      expectError(await me(caller.access), 401, 'INVALID_TOKEN');
+      await me(cookies.access_token.value).expect(200);
+    });
+
+    it('retires reset links and email changes asked for before the change', async () => {
       const caller = await registerAndLogin(t);
       await t
         .http()
@@ -408,6 +420,12 @@ describe('the signed-in user’s account', () => {
         .expect(200);
       const reset = sink.last();
       expect(reset.to).toBe(caller.credentials.email);
+      const elsewhere = uniqueUser('Elsewhere').email;
+      await requestEmailChange(caller.access, { password: PASSWORD, newEmail: elsewhere }).expect(
+        200,
+      );
+      const change = sink.last();
+      expect(change.to).toBe(elsewhere);
       await changePassword(caller.access, {
         currentPassword: PASSWORD,
         newPassword: NEW_PASSWORD,
@@ -420,6 +438,8 @@ describe('the signed-in user’s account', () => {
         401,
         'INVALID_TOKEN',
       );
+      expectError(await confirm(change.token), 401, 'INVALID_TOKEN');
+      expect((await stored(caller.user.id)).email).toBe(caller.credentials.email);
       await login(t, { email: caller.credentials.email, password: NEW_PASSWORD });
     });
 

@@ -66,8 +66,10 @@ export class PasswordChangeService {
       await this.users.setPasswordHash(manager, userId, passwordHash);
       // Sessions first, then the user row (RevocationService's order), then the new session.
       await this.revocation.revokeEverything(userId, manager);
-      // A reset link mailed before the change would otherwise set the password back.
+      // A reset link mailed before the change would otherwise set the password back, and a
+      // pending email change asked for with the old password would still move the account.
       await this.verificationTokens.retireOlder(manager, userId, 'password_reset');
+      await this.verificationTokens.retireOlder(manager, userId, 'email_change');
       const refresh = await this.refreshTokens.startWithin(manager, userId);
       await this.audit.record(manager, 'password_changed', userId, client);
       const user = await manager.findOneByOrFail(User, { id: userId });

@@ -43,7 +43,7 @@ export class PasswordController {
       'Reset links mailed earlier stop working, and a notice goes to the account address. ' +
       'Shares the strict rate limit of login.',
   })
-  @ApiTokenDelivery(CHANGED.slice(0, -1))
+  @ApiTokenDelivery('Password changed, other sessions signed out')
   @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
   async changePassword(
     @RequestUser() user: User,
