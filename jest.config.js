@@ -30,6 +30,7 @@ module.exports = {
           '/test/revocation-race',
           '/test/redis-hang',
           '/test/shared-login-backoff',
+          '/test/account-instances',
         ]),
   ],
   testTimeout: 30000,

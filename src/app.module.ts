@@ -12,7 +12,7 @@ import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PlatformCheck } from './platform/platform-check';
-import { ProfileModule } from './profile/profile.module';
+import { AccountModule } from './account/account.module';
 
 /**
  * The whole service. Configuration is read and validated while the app is built (ConfigSource:
@@ -27,7 +27,7 @@ import { ProfileModule } from './profile/profile.module';
     DatabaseModule,
     ThrottlingModule,
     AuthModule,
-    ProfileModule,
+    AccountModule,
     HealthModule,
     MetricsModule,
     JwksModule,

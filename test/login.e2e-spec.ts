@@ -29,7 +29,10 @@ describe('POST /api/v1/auth/login', () => {
           username: account.username,
           role: 'user',
           email_verified: false,
+          name: null,
+          picture: null,
           created_at: expect.any(String),
+          updated_at: expect.any(String),
         },
       },
     });

@@ -189,6 +189,20 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     return cookiesOf(response).refresh_token.value;
   };
 
+  /** A fresh signed-in account, for cases that change the password or the address. */
+  const fresh = () => registerAndLogin(t, uniqueUser('account'));
+  const withBearer = (access: string, request: ReturnType<ReturnType<typeof http>['post']>) =>
+    request.set('Authorization', `Bearer ${access}`);
+  /** A fresh account's change-of-email token, and the address it moves to. */
+  const emailChangeToken = async () => {
+    const account = await fresh();
+    const newEmail = uniqueUser('moved').email;
+    await withBearer(account.access, http().post('/api/v1/users/me/email'))
+      .send({ password: PASSWORD, newEmail })
+      .expect(200);
+    return { token: (await newest(newEmail)).token, newEmail };
+  };
+
   type Case = [expected: number, request: () => PromiseLike<Response>];
   const emailCases = (path: string): Case[] => [
     [400, () => json(path, {})],
@@ -363,6 +377,104 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       [200, () => bearer(http().get('/api/v1/users/me'))],
       [401, () => http().get('/api/v1/users/me')],
     ],
+    'PATCH /api/v1/users/me': () => [
+      [200, () => bearer(http().patch('/api/v1/users/me')).send({ name: 'Ann', picture: null })],
+      [
+        200,
+        () =>
+          bearer(http().patch('/api/v1/users/me')).send({
+            picture: 'https://cdn.example.com/ann.png',
+          }),
+      ],
+      [400, () => bearer(http().patch('/api/v1/users/me')).send({})],
+      [400, () => bearer(http().patch('/api/v1/users/me')).send({ picture: 'http://x.example' })],
+      [401, () => http().patch('/api/v1/users/me').send({ name: 'Ann' })],
+      [
+        403,
+        () =>
+          http()
+            .patch('/api/v1/users/me')
+            .set('Origin', FOREIGN_ORIGIN)
+            .set('Cookie', `access_token=${session.access}`)
+            .send({ name: 'Ann' }),
+      ],
+      [409, () => bearer(http().patch('/api/v1/users/me')).send({ username: unverified.username })],
+      [
+        415,
+        () =>
+          bearer(http().patch('/api/v1/users/me'))
+            .set('Content-Type', 'text/plain')
+            .send('plain text'),
+      ],
+    ],
+    'POST /api/v1/users/me/password': () => {
+      const path = '/api/v1/users/me/password';
+      const change = { currentPassword: PASSWORD, newPassword: 'a brand new secret' };
+      return [
+        [200, async () => withBearer((await fresh()).access, http().post(path)).send(change)],
+        [
+          200,
+          async () =>
+            withBearer((await fresh()).access, http().post(path))
+              .set('X-Token-Delivery', 'body')
+              .send(change),
+        ],
+        [400, () => bearer(http().post(path)).send({ currentPassword: PASSWORD })],
+        [401, () => http().post(path).send(change)],
+        [403, () => bearer(http().post(path)).send({ ...change, currentPassword: 'wrong one' })],
+        [
+          403,
+          () =>
+            http()
+              .post(path)
+              .set('Origin', FOREIGN_ORIGIN)
+              .set('Cookie', `access_token=${session.access}`)
+              .send(change),
+        ],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'POST /api/v1/users/me/email': () => {
+      const path = '/api/v1/users/me/email';
+      const change = () => ({ password: PASSWORD, newEmail: uniqueUser('new').email });
+      return [
+        [200, () => bearer(http().post(path)).send(change())],
+        [400, () => bearer(http().post(path)).send({ password: PASSWORD })],
+        [401, () => http().post(path).send(change())],
+        [403, () => bearer(http().post(path)).send({ ...change(), password: 'wrong one' })],
+        [
+          403,
+          () =>
+            http()
+              .post(path)
+              .set('Origin', FOREIGN_ORIGIN)
+              .set('Cookie', `access_token=${session.access}`)
+              .send(change()),
+        ],
+        [409, () => bearer(http().post(path)).send({ ...change(), newEmail: unverified.email })],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'POST /api/v1/users/me/email/confirm': () => {
+      const path = '/api/v1/users/me/email/confirm';
+      return [
+        [200, async () => json(path, { token: (await emailChangeToken()).token })],
+        [400, () => json(path, {})],
+        [401, () => json(path, { token: 'not-a-token' })],
+        [
+          409,
+          async () => {
+            const { token, newEmail } = await emailChangeToken();
+            await json('/api/v1/auth/register', { ...uniqueUser('taker'), email: newEmail }).expect(
+              201,
+            );
+            return json(path, { token });
+          },
+        ],
+        [415, () => plainText(path)],
+      ];
+    },
+    'GET /api/v1/users/me/email/confirm': () => pageCases('/api/v1/users/me/email/confirm'),
     'GET /api/v1/health': () => documentOnly('/api/v1/health'),
     'GET /api/v1/health/ready': () => documentOnly('/api/v1/health/ready'),
     'GET /.well-known/jwks.json': () => documentOnly('/.well-known/jwks.json'),
@@ -452,10 +564,11 @@ describe('OpenAPI conformance under limits of one, without METRICS_TOKEN', () =>
       // The second request within the window is over a limit of one, whatever the route's budget.
       let response: Response | undefined;
       for (let attempt = 0; attempt < 3 && response?.status !== 429; attempt += 1) {
+        const verb = method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
         response =
-          method === 'GET'
+          verb === 'get'
             ? await limited.http().get(path)
-            : await limited.http().post(path).send({});
+            : await limited.http()[verb](path).send({});
       }
       problems.push(...check(ajv, operation, response!, 429).problems);
       checked += 1;

@@ -35,6 +35,8 @@ describe('GET /users/me and the user-management seam', () => {
           username: session.credentials.username,
           role: 'user',
           email_verified: false,
+          name: null,
+          picture: null,
           verified_at: null,
           created_at: expect.any(String),
           updated_at: expect.any(String),

@@ -35,7 +35,10 @@ describe('POST /api/v1/auth/register', () => {
           username: credentials.username,
           role: 'user',
           email_verified: false,
+          name: null,
+          picture: null,
           created_at: expect.any(String),
+          updated_at: expect.any(String),
         },
       },
     });

@@ -9,6 +9,9 @@ export const AUDIT_EVENT_TYPES = [
   'password_reset_requested',
   'password_changed',
   'email_verified',
+  'profile_updated',
+  'email_change_requested',
+  'email_changed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

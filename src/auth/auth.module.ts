@@ -49,6 +49,8 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     OriginPolicy,
   ],
   // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
-  exports: [OriginPolicy],
+  // The account module also signs its caller in again, checks passwords and emailed-link URLs
+  // the way login and the email flows do.
+  exports: [OriginPolicy, AuthCookies, PasswordHasher, ApplicationUrlPolicy],
 })
 export class AuthModule {}

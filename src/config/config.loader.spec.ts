@@ -55,6 +55,9 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       outboxDir: join(dataDir, 'mail'),
       from: 'no-reply@localhost',
+      verificationTtl: 86400,
+      resetTtl: 3600,
+      emailChangeTtl: 3600,
     });
   });
 
@@ -157,6 +160,14 @@ describe('loadConfig', () => {
     [
       { PASSWORD_MIN_LENGTH: '5' },
       'Invalid configuration: PASSWORD_MIN_LENGTH must be an integer from 6 to 72 (got "5")',
+    ],
+    [
+      { EMAIL_CHANGE_TTL: '59' },
+      'Invalid configuration: EMAIL_CHANGE_TTL must be an integer from 60 to 86400 (got "59")',
+    ],
+    [
+      { EMAIL_CHANGE_TTL: '1h' },
+      'Invalid configuration: EMAIL_CHANGE_TTL must be an integer from 60 to 86400 (got "1h")',
     ],
     [
       { LOGIN_FAILURES_FREE: '0' },

@@ -105,6 +105,7 @@ export function loadConfig(env: RawEnv): Config {
       from: read.string('MAIL_FROM') ?? 'no-reply@localhost',
       verificationTtl: read.int('EMAIL_VERIFICATION_TTL', DAY, 60, 30 * DAY),
       resetTtl: read.int('PASSWORD_RESET_TTL', 3600, 60, DAY),
+      emailChangeTtl: read.int('EMAIL_CHANGE_TTL', 3600, 60, DAY),
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 5000, 100, 60_000),
     },
   };

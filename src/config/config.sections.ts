@@ -126,6 +126,8 @@ export class MailConfig {
   readonly from!: string;
   readonly verificationTtl!: number;
   readonly resetTtl!: number;
+  /** Seconds a change-of-email link (sent to the new address) stays valid. */
+  readonly emailChangeTtl!: number;
   /** Connection, greeting and DNS timeout for SMTP; the socket may idle twice as long. */
   readonly timeoutMs!: number;
 }

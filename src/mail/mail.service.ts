@@ -15,6 +15,19 @@ export interface TokenMail {
   ttl: number;
 }
 
+/** A notice about a change already made: it carries no link, nothing in it logs anyone in. */
+export interface NoticeMail {
+  /** The address stored on the account (for an email change: the old one). */
+  to: string;
+  username: string;
+  /** When the change was made. */
+  at: Date;
+  /** The client address the change came from, as TRUST_PROXY lets the service see it. */
+  ip: string | undefined;
+  /** For an email change: the address the account moved to. */
+  newEmail?: string;
+}
+
 /** The mail could not be handed to the transport (SMTP refused, unreachable, timed out). */
 export class MailDeliveryError extends Error {
   /** What the SMTP server or the connection said, short enough for a log line. */
@@ -26,11 +39,15 @@ export class MailDeliveryError extends Error {
   }
 }
 
-type Kind = 'verification' | 'password-reset';
+type Kind = 'verification' | 'password-reset' | 'email-change';
+type NoticeKind = 'password-changed' | 'email-changed';
 
-const METRIC_KIND: Record<Kind, EmailKind> = {
+const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
   verification: 'verification',
   'password-reset': 'password_reset',
+  'email-change': 'email_change',
+  'password-changed': 'password_changed',
+  'email-changed': 'email_changed',
 };
 
 /**
@@ -46,6 +63,15 @@ const KINDS: Record<Kind, { servicePath: string; subject: string }> = {
     servicePath: '/api/v1/auth/reset-password',
     subject: 'Reset your {{appName}} password',
   },
+  'email-change': {
+    servicePath: '/api/v1/users/me/email/confirm',
+    subject: 'Confirm your new email address for {{appName}}',
+  },
+};
+
+const NOTICE_SUBJECTS: Record<NoticeKind, string> = {
+  'password-changed': 'Your {{appName}} password was changed',
+  'email-changed': 'The email address of your {{appName}} account was changed',
 };
 
 /**
@@ -58,6 +84,16 @@ export type EmailContext = {
   email: string;
   link: string;
   validFor: string;
+};
+
+/** What a notice's templates see: no link, and when and from where the change was made. */
+export type NoticeContext = {
+  appName: string;
+  username: string;
+  email: string;
+  when: string;
+  ip: string;
+  newEmail: string;
 };
 
 /**
@@ -85,6 +121,33 @@ export class MailService {
     return this.send('password-reset', message);
   }
 
+  /** To the NEW address: the link confirms it (and proves the inbox is the user's). */
+  sendEmailChangeEmail(message: TokenMail): Promise<void> {
+    return this.send('email-change', message);
+  }
+
+  sendPasswordChangedNotice(message: NoticeMail): Promise<void> {
+    return this.sendNotice('password-changed', message);
+  }
+
+  /** To the OLD address, once the change is made. */
+  sendEmailChangedNotice(message: NoticeMail): Promise<void> {
+    return this.sendNotice('email-changed', message);
+  }
+
+  private sendNotice(kind: NoticeKind, message: NoticeMail): Promise<void> {
+    const context: NoticeContext = {
+      appName: this.app.appName,
+      username: message.username,
+      email: message.to,
+      // Minutes and the zone spelled out: read by a person, possibly in another time zone.
+      when: `${message.at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      ip: message.ip ?? 'unknown',
+      newEmail: message.newEmail ?? '',
+    };
+    return this.deliver(kind, message.to, NOTICE_SUBJECTS[kind], context);
+  }
+
   /**
    * The link is `applicationUrl?token=…`, or the service's own page (which never consumes the
    * token on GET, so mail scanners that open links do no harm).
@@ -107,11 +170,20 @@ export class MailService {
           ? `${hours} hour${hours === 1 ? '' : 's'}`
           : `${Math.round(message.ttl / 60)} minutes`,
     };
+    await this.deliver(kind, message.to, KINDS[kind].subject, context);
+  }
+
+  private async deliver(
+    kind: Kind | NoticeKind,
+    to: string,
+    subject: string,
+    context: EmailContext | NoticeContext,
+  ): Promise<void> {
     try {
       await this.mailer.sendMail({
         // One recipient object: an address is never parsed as a list.
-        to: { name: '', address: message.to },
-        subject: KINDS[kind].subject,
+        to: { name: '', address: to },
+        subject,
         template: kind,
         textTemplate: kind,
         context,

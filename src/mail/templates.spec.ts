@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import { VIEWS_DIR } from '../common/views/pug-views';
 import { MailConfig } from '../config/config.sections';
-import { EmailContext } from './mail.service';
+import { EmailContext, NoticeContext } from './mail.service';
 import { mailerOptions } from './mailer-options';
 
 const hostile: EmailContext = {
@@ -44,7 +44,7 @@ async function send(
   return simpleParser(info.message);
 }
 
-describe.each(['verification', 'password-reset'])('the %s email', (name) => {
+describe.each(['verification', 'password-reset', 'email-change'])('the %s email', (name) => {
   let mail: ParsedMail;
   let html: string;
   beforeAll(async () => {
@@ -72,6 +72,42 @@ describe.each(['verification', 'password-reset'])('the %s email', (name) => {
     expect(mail.text).toContain('\nhttps://app.example.com/verify?token=abc&x="><script>\n');
     expect(mail.text).toContain('valid for 24 hours');
     expect(mail.subject).toBe('About Shop <img src=x onerror=alert(1)>');
+  });
+});
+
+const hostileNotice: NoticeContext = {
+  appName: 'Shop <img src=x onerror=alert(1)>',
+  username: '<script>alert("x")</script> {{newEmail}}',
+  email: 'a&b@example.com',
+  when: '2026-11-25 05:50 UTC',
+  ip: '203.0.113.7',
+  newEmail: '"><script>@example.com',
+};
+
+describe.each(['password-changed', 'email-changed'])('the %s notice', (name) => {
+  let mail: ParsedMail;
+  let html: string;
+  beforeAll(async () => {
+    mail = await send(testMailer(), name, hostileNotice);
+    html = typeof mail.html === 'string' ? mail.html : '';
+  });
+
+  it('escapes what a user could put in it, and carries no link at all', () => {
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<img');
+    expect(html).not.toMatch(/<a\s|href=/);
+    expect(html).not.toContain('copy this link');
+    expect(mail.text).not.toMatch(/https?:/);
+  });
+
+  it('says when and from where, in both parts', () => {
+    for (const part of [html, mail.text ?? '']) {
+      expect(part).toContain('2026-11-25 05:50 UTC');
+      expect(part).toContain('203.0.113.7');
+    }
+    expect(html).toContain('a&amp;b@example.com');
+    expect(mail.text).toContain('a&b@example.com');
+    expect(mail.text).toContain('Hello <script>alert("x")</script> {{newEmail}},');
   });
 });
 

@@ -9,7 +9,8 @@ const MISNAMED_DEFAULT_GAUGES = [
 ];
 
 export type RefreshOutcome = 'ok' | 'invalid' | 'reuse_detected';
-export type EmailKind = 'verification' | 'password_reset';
+export type EmailKind =
+  'verification' | 'password_reset' | 'email_change' | 'password_changed' | 'email_changed';
 
 /**
  * Prometheus counters of what the service does, by outcome, and request latency per route. A

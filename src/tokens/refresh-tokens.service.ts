@@ -78,6 +78,15 @@ export class RefreshTokensService {
   }
 
   /**
+   * A new session family inside the caller's transaction, for a change that has just ended every
+   * session of the user but must keep its own caller signed in (a password change). The caller
+   * has checked the user, and revoked the old sessions first, in the same transaction.
+   */
+  startWithin(manager: EntityManager, userId: string): Promise<IssuedRefreshToken> {
+    return this.insert(manager, userId, randomUUID(), randomToken(), new Date());
+  }
+
+  /**
    * Exchanges a refresh token for its successor. The first presentation rotates; a copy presented
    * again within REFRESH_REUSE_GRACE seconds gets the same live successor (parallel tabs); a copy
    * presented later is theft, and the whole family is revoked.

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type TokenPurpose = 'email_verification' | 'password_reset';
+export type TokenPurpose = 'email_verification' | 'password_reset' | 'email_change';
 
 /**
  * A single-use emailed token, tagged with its purpose so a reset token can never verify an email
@@ -25,4 +25,8 @@ export class VerificationToken {
 
   @Column({ name: 'used_at', type: 'datetime', nullable: true })
   usedAt!: Date | null;
+
+  /** The address an `email_change` token moves the account to once used; null for the others. */
+  @Column({ name: 'new_email', type: 'varchar', length: 254, nullable: true })
+  newEmail!: string | null;
 }

@@ -5,20 +5,24 @@ import { hashToken, randomToken } from './token-hash';
 import { TokenPurpose, VerificationToken } from './verification-token.entity';
 
 /**
- * Emailed single-use tokens (email verification, password reset): 256 random bits, stored only as
- * their SHA-256, tagged with a purpose, expiring. A token is looked up by the hash of a string the
- * caller has validated, never by an absent value.
+ * Emailed single-use tokens (email verification, password reset, email change): 256 random bits,
+ * stored only as their SHA-256, tagged with a purpose, expiring. A token is looked up by the hash
+ * of a string the caller has validated, never by an absent value.
  */
 @Injectable()
 export class VerificationTokensService {
   constructor(private readonly database: Database) {}
 
-  /** Creates a token and returns it in plain form, once. */
+  /**
+   * Creates a token and returns it in plain form, once. `newEmail` is the address an
+   * `email_change` token moves the account to.
+   */
   async issue(
     manager: EntityManager,
     userId: string,
     purpose: TokenPurpose,
     ttlSeconds: number,
+    newEmail: string | null = null,
   ): Promise<string> {
     const token = randomToken();
     const now = new Date();
@@ -29,6 +33,7 @@ export class VerificationTokensService {
       createdAt: now,
       expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
       usedAt: null,
+      newEmail,
     });
     return token;
   }
@@ -42,6 +47,15 @@ export class VerificationTokensService {
     token: string,
     purpose: TokenPurpose,
   ): Promise<string | null> {
+    return (await this.consumeRow(manager, token, purpose))?.userId ?? null;
+  }
+
+  /** As `consume`, returning the whole row (an email change needs its `newEmail`). */
+  async consumeRow(
+    manager: EntityManager,
+    token: string,
+    purpose: TokenPurpose,
+  ): Promise<VerificationToken | null> {
     const id = hashToken(token);
     const now = new Date();
     const row = await manager.findOne(VerificationToken, {
@@ -54,7 +68,7 @@ export class VerificationTokensService {
       { id, usedAt: IsNull() },
       { usedAt: now },
     );
-    return claimed.affected === 1 ? row.userId : null;
+    return claimed.affected === 1 ? row : null;
   }
 
   /** A token whose email could not be sent must not stay usable. */

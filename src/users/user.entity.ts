@@ -25,6 +25,14 @@ export class User {
   @Column({ name: 'username_normalized', type: 'varchar', length: 32 })
   usernameNormalized!: string;
 
+  /** A display name (trimmed, NFC, at most 100 characters); null when the user set none. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  name!: string | null;
+
+  /** An https URL of the user's picture (never uploaded here); null when none. */
+  @Column({ type: 'varchar', length: 2048, nullable: true })
+  picture!: string | null;
+
   @Column({ name: 'password_hash', type: 'varchar', length: 60 })
   passwordHash!: string;
 

@@ -24,8 +24,28 @@ export class PublicUser {
   @ApiProperty()
   email_verified!: boolean;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    maxLength: 100,
+    description: 'Display name; null when none is set.',
+  })
+  name!: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    maxLength: 2048,
+    description: "An https URL of the user's picture; null when none is set.",
+  })
+  picture!: string | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When the account last changed.' })
+  updated_at!: string;
 }
 
 /** The public view and when the email was verified (the verify-email answer). */
@@ -34,11 +54,8 @@ export class VerifiedUser extends PublicUser {
   verified_at!: string | null;
 }
 
-/** The signed-in user's own profile (`GET /users/me`). */
-export class ProfileView extends VerifiedUser {
-  @ApiProperty({ format: 'date-time' })
-  updated_at!: string;
-}
+/** The signed-in user's own profile (`GET /users/me`, `PATCH /users/me`). */
+export class ProfileView extends VerifiedUser {}
 
 /** The contract's body-token login shape names the username `name` and has a `picture`. */
 export class TokenUser {
@@ -48,14 +65,18 @@ export class TokenUser {
   @ApiProperty(EMAIL_ADDRESS)
   email!: string;
 
-  @ApiProperty({ description: 'The username.' })
+  @ApiProperty({
+    description:
+      'The display name, or the username while none is set (the contract calls this field ' +
+      '`name` and always fills it).',
+  })
   name!: string;
 
   @ApiProperty()
   email_verified!: boolean;
 
-  @ApiProperty({ nullable: true, type: String, enum: [null] })
-  picture!: null;
+  @ApiProperty({ type: String, format: 'uri', nullable: true, maxLength: 2048 })
+  picture!: string | null;
 
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
@@ -71,7 +92,10 @@ export function publicUser(user: User): PublicUser {
     username: user.username,
     role: user.role,
     email_verified: user.emailVerified,
+    name: user.name,
+    picture: user.picture,
     created_at: user.createdAt.toISOString(),
+    updated_at: user.updatedAt.toISOString(),
   };
 }
 
@@ -80,16 +104,16 @@ export function verifiedUser(user: User): VerifiedUser {
 }
 
 export function profileView(user: User): ProfileView {
-  return { ...verifiedUser(user), updated_at: user.updatedAt.toISOString() };
+  return verifiedUser(user);
 }
 
 export function tokenResponseUser(user: User): TokenUser {
   return {
     id: user.id,
     email: user.email,
-    name: user.username,
+    name: user.name ?? user.username,
     email_verified: user.emailVerified,
-    picture: null,
+    picture: user.picture,
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
   };

@@ -106,6 +106,8 @@ export class UsersService {
       emailNormalized: normalizeEmail(input.email),
       username: input.username.trim(),
       usernameNormalized: normalizeUsername(input.username),
+      name: null,
+      picture: null,
       passwordHash: input.passwordHash,
       role: USER_ROLE,
       emailVerified: false,

@@ -14,15 +14,15 @@ export const trim = ({ value }: { value: unknown }) =>
  */
 const PLAIN_ADDRESS = /^[^\s"(),:;<>[\\\]@]+@[^\s"(),:;<>[\\\]@]+$/;
 
-/** An email address as typed, trimmed; at most 254 characters. */
-export const EmailField = () =>
+/** An email address as typed, trimmed; at most 254 characters. `field` names it in messages. */
+export const EmailField = (field = 'email') =>
   applyDecorators(
     ApiProperty({ ...EMAIL_ADDRESS, maxLength: 254 }),
     Transform(trim),
-    IsString({ message: 'email must be a string' }),
-    MaxLength(254, { message: 'email must be at most 254 characters long' }),
-    IsEmail({}, { message: 'email must be a valid email address' }),
-    Matches(PLAIN_ADDRESS, { message: 'email must be a valid email address' }),
+    IsString({ message: `${field} must be a string` }),
+    MaxLength(254, { message: `${field} must be at most 254 characters long` }),
+    IsEmail({}, { message: `${field} must be a valid email address` }),
+    Matches(PLAIN_ADDRESS, { message: `${field} must be a valid email address` }),
   );
 
 /** Where an emailed link leads; its origin is checked against APP_ORIGINS by the flow. */

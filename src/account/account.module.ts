@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { AuthModule } from '../auth/auth.module';
+import { ConfigSectionsModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { MailModule } from '../mail/mail.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { UsersModule } from '../users/users.module';
+import { EmailChangeController } from './email-change.controller';
+import { EmailChangeService } from './email-change.service';
+import { PasswordChangeService } from './password-change.service';
+import { PasswordController } from './password.controller';
+import { ProfileController } from './profile.controller';
+import { ProfileService } from './profile.service';
+
+/**
+ * The signed-in user's own account: profile, password and email. AuthModule gives what
+ * `@Authenticated()` runs, the cookies, the hasher and the link policy; the rest is imported
+ * from the modules that own it.
+ */
+@Module({
+  imports: [
+    AuthModule,
+    AuditModule,
+    ConfigSectionsModule,
+    DatabaseModule,
+    MailModule,
+    TokensModule,
+    UsersModule,
+  ],
+  controllers: [ProfileController, PasswordController, EmailChangeController],
+  providers: [ProfileService, PasswordChangeService, EmailChangeService],
+})
+export class AccountModule {}

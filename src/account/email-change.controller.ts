@@ -1,0 +1,101 @@
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../auth/decorators/authenticated.decorator';
+import { LinkPage, renderLinkPage } from '../auth/link-page';
+import { Envelope, ok } from '../common/http/envelope';
+import { HttpResponse } from '../common/http/http-request';
+import { Client, ClientInfo } from '../common/http/request-context';
+import { RequestUser } from '../common/http/request-user.decorator';
+import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
+import { AppConfig } from '../config/config.sections';
+import { UserDataModel } from '../openapi/api-models';
+import { ApiEnvelope, ApiErrors, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
+import { ApiPublic } from '../openapi/security-schemes';
+import { User } from '../users/user.entity';
+import { publicUser } from '../users/user.view';
+import { EmailChangeConfirmDto, EmailChangeRequestDto } from './dto/email-change.dto';
+import { EmailChangeService } from './email-change.service';
+
+const SENT = 'Check the new address: the change is made once its link is opened.';
+
+@ApiTags('users')
+@Controller('users/me/email')
+export class EmailChangeController {
+  constructor(
+    private readonly changes: EmailChangeService,
+    private readonly app: AppConfig,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @Authenticated()
+  @StrictThrottle()
+  @ApiOperation({
+    operationId: 'requestEmailChange',
+    summary: 'Ask to change the email address, confirmed by the password',
+    description:
+      'Mails a single-use link to `newEmail` (to `applicationUrl?token=…` when given, its ' +
+      "origin in APP_ORIGINS, else to the service's own page), valid EMAIL_CHANGE_TTL " +
+      'seconds (1 hour by default); the account keeps its address until the link is used. ' +
+      'Once the mail is sent, change links sent earlier stop working. A wrong password is 403 ' +
+      'INVALID_PASSWORD; an address another account has is 409 REGISTRATION_FAILED, as at ' +
+      'registration. Shares the strict rate limit of login.',
+  })
+  @ApiEnvelope(200, SENT)
+  @ApiErrors(
+    'INVALID_PASSWORD',
+    'REGISTRATION_FAILED',
+    'EMAIL_SERVICE_ERROR',
+    'FORBIDDEN_ORIGIN',
+    ...JSON_BODY,
+    ...STORED,
+  )
+  async requestEmailChange(
+    @RequestUser() user: User,
+    @Body() body: EmailChangeRequestDto,
+    @Client() client: ClientInfo,
+  ): Promise<Envelope> {
+    await this.changes.request(user.id, body.password, body.newEmail, body.applicationUrl, client);
+    return ok(SENT);
+  }
+
+  @Post('confirm')
+  @HttpCode(200)
+  @ApiPublic()
+  @StrictThrottle()
+  @ApiOperation({
+    operationId: 'confirmEmailChange',
+    summary: 'Complete an email change with the token mailed to the new address (single use)',
+    description:
+      'No access token needed: the emailed token is the credential. Uses the token up and ' +
+      'moves the account to the new address, verified; the old address gets a notice. ' +
+      'Sessions stay signed in. An unknown, expired, used or superseded token is 401 ' +
+      'INVALID_TOKEN; an address another account took meanwhile is 409 REGISTRATION_FAILED ' +
+      'and changes nothing.',
+  })
+  @ApiEnvelope(200, 'Email changed', { data: UserDataModel })
+  @ApiErrors('INVALID_TOKEN', 'REGISTRATION_FAILED', ...JSON_BODY, ...STORED)
+  async confirmEmailChange(
+    @Body() body: EmailChangeConfirmDto,
+    @Client() client: ClientInfo,
+  ): Promise<Envelope<UserDataModel>> {
+    const user = await this.changes.confirm(body.token, client);
+    return ok('Email changed', { user: publicUser(user) });
+  }
+
+  @Get('confirm')
+  @ApiPublic()
+  @LinkPage(
+    'The page an emailed change-of-email link opens (no applicationUrl given)',
+    'Opening it changes nothing, so mail scanners that follow links cannot use the token up: ' +
+      "the page's button posts the token to POST /users/me/email/confirm.",
+  )
+  confirmEmailChangePage(@Res({ passthrough: true }) res: HttpResponse): Promise<string> {
+    return renderLinkPage(this.adapterHost, res, 'confirm-email-change', {
+      title: 'Confirm your new email',
+      appName: this.app.appName,
+    });
+  }
+}

@@ -1,0 +1,167 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { ApplicationUrlPolicy } from '../auth/application-url.policy';
+import { PasswordHasher } from '../auth/hashing/password-hasher.service';
+import { AppException } from '../common/errors/app.exception';
+import { ClientInfo } from '../common/http/request-context';
+import { MailConfig } from '../config/config.sections';
+import { Database } from '../database/database.service';
+import { isUniqueViolation } from '../database/database-errors';
+import { MailDeliveryError, MailService } from '../mail/mail.service';
+import { VerificationTokensService } from '../tokens/verification-tokens.service';
+import { cleanEmail, normalizeEmail } from '../users/identity.normalizer';
+import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+
+const TAKEN = 'An account with this email already exists';
+
+/**
+ * Changing the account's email: the current password asks for it, a single-use link mailed to
+ * the new address completes it, and the old address is told. Until the link is used the account
+ * keeps its address, so a typo in the new one locks nobody out.
+ */
+@Injectable()
+export class EmailChangeService {
+  private readonly logger = new Logger(EmailChangeService.name);
+
+  constructor(
+    private readonly database: Database,
+    private readonly users: UsersService,
+    private readonly hasher: PasswordHasher,
+    private readonly tokens: VerificationTokensService,
+    private readonly mail: MailService,
+    private readonly mailConfig: MailConfig,
+    private readonly applicationUrls: ApplicationUrlPolicy,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  /**
+   * Mails the link to the new address; once it is sent, the user's earlier change links stop
+   * working. An address another account has is 409 REGISTRATION_FAILED, as registration answers
+   * it (that route already tells whether an address is taken; this one asks for a password
+   * first and is rate-limited as strictly).
+   */
+  async request(
+    userId: string,
+    password: string,
+    newEmail: string,
+    applicationUrl: string | undefined,
+    client?: ClientInfo,
+  ): Promise<void> {
+    const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    const user = await this.users.findById(userId);
+    if (!user || !(await this.hasher.verify(password, user.passwordHash))) {
+      throw new AppException('INVALID_PASSWORD');
+    }
+    const address = cleanEmail(newEmail);
+    if (address === user.email) {
+      throw new AppException('VALIDATION_ERROR', {
+        message: 'This is already the email address of the account',
+        details: [{ field: 'newEmail', message: 'newEmail must differ from the current address' }],
+      });
+    }
+    const holder = await this.users.findByEmail(address);
+    if (holder && holder.id !== user.id)
+      throw new AppException('REGISTRATION_FAILED', { message: TAKEN });
+
+    const ttl = this.mailConfig.emailChangeTtl;
+    const token = await this.database.run((manager) =>
+      this.tokens.issue(manager, user.id, 'email_change', ttl, address),
+    );
+    try {
+      await this.mail.sendEmailChangeEmail({
+        to: address,
+        username: user.username,
+        token,
+        applicationUrl: url,
+        ttl,
+      });
+    } catch (error) {
+      await this.tokens.discard(token).catch(() => {
+        // Never sent, so nobody holds it; it expires unused. The mail failure is the answer.
+      });
+      if (!(error instanceof MailDeliveryError)) throw error;
+      this.logger.warn({
+        requestId: client?.requestId,
+        msg: `The email-change link for ${user.id} was not sent (${error.reason})`,
+      });
+      throw new AppException('EMAIL_SERVICE_ERROR');
+    }
+    await this.database.transaction(async (manager) => {
+      await this.tokens.retireOlder(manager, user.id, 'email_change', token);
+      await this.audit.record(manager, 'email_change_requested', user.id, client);
+    });
+  }
+
+  /**
+   * Uses the token up and moves the account to its address, in one transaction: of parallel
+   * confirmations with one token exactly one succeeds. The address stays verified (the link
+   * proved the inbox). Links mailed to the old address (verification, reset) stop working.
+   * Sessions stay: the password did not change. The old address gets a notice afterwards.
+   */
+  async confirm(token: string, client?: ClientInfo): Promise<User> {
+    const { user, oldEmail } = await this.database
+      .transaction(async (manager) => {
+        const row = await this.tokens.consumeRow(manager, token, 'email_change');
+        if (!row?.newEmail) {
+          throw new AppException('INVALID_TOKEN', {
+            message: 'The email-change token is invalid, expired or already used',
+          });
+        }
+        const before = await manager.findOneBy(User, { id: row.userId });
+        if (!before) throw new AppException('INVALID_TOKEN');
+        this.users.changed(manager, row.userId);
+        const now = new Date();
+        await manager.update(
+          User,
+          { id: row.userId },
+          {
+            email: cleanEmail(row.newEmail),
+            emailNormalized: normalizeEmail(row.newEmail),
+            emailVerified: true,
+            verifiedAt: now,
+            updatedAt: now,
+          },
+        );
+        await this.tokens.retireOlder(manager, row.userId, 'email_change');
+        await this.tokens.retireOlder(manager, row.userId, 'password_reset');
+        await this.tokens.retireOlder(manager, row.userId, 'email_verification');
+        await this.audit.record(manager, 'email_changed', row.userId, client);
+        const after = await manager.findOneByOrFail(User, { id: row.userId });
+        return { user: after, oldEmail: before.email };
+      })
+      .catch((error: unknown) => {
+        // Another account took the address after the link was sent: nothing changed, and the
+        // token was not used up (the transaction rolled back).
+        if (isUniqueViolation(error))
+          throw new AppException('REGISTRATION_FAILED', { message: TAKEN });
+        throw error;
+      });
+    await this.notify(user, oldEmail, client);
+    return user;
+  }
+
+  /** A notice that could not be sent is logged; the change is made and the answer says so. */
+  private async notify(
+    user: User,
+    oldEmail: string,
+    client: ClientInfo | undefined,
+  ): Promise<void> {
+    try {
+      await this.mail.sendEmailChangedNotice({
+        to: oldEmail,
+        username: user.username,
+        at: user.updatedAt,
+        ip: client?.ip,
+        newEmail: user.email,
+      });
+    } catch (error) {
+      this.logger.warn({
+        requestId: client?.requestId,
+        msg: `The email-changed notice to the old address of ${user.id} was not sent (${
+          error instanceof MailDeliveryError ? error.reason : 'unknown error'
+        })`,
+      });
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { TOKEN_DELIVERY_HEADER } from '../auth/auth.controller';
+import { AuthCookies } from '../auth/auth-cookies.service';
+import { Authenticated } from '../auth/decorators/authenticated.decorator';
+import { Envelope, ok } from '../common/http/envelope';
+import { HttpResponse } from '../common/http/http-request';
+import { Client, ClientInfo } from '../common/http/request-context';
+import { RequestUser } from '../common/http/request-user.decorator';
+import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
+import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
+import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
+import { User } from '../users/user.entity';
+import { publicUser, tokenResponseUser } from '../users/user.view';
+import { ChangePasswordDto } from './dto/change-password.dto';
+import { PasswordChangeService } from './password-change.service';
+
+const CHANGED = 'Password changed. Other sessions have been signed out.';
+
+@ApiTags('users')
+@Controller('users/me')
+export class PasswordController {
+  constructor(
+    private readonly passwords: PasswordChangeService,
+    private readonly cookies: AuthCookies,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  @Post('password')
+  @HttpCode(200)
+  @Authenticated()
+  @StrictThrottle()
+  @ApiOperation({
+    operationId: 'changePassword',
+    summary: 'Change the password, confirmed by the current one',
+    description:
+      'A wrong current password is 403 INVALID_PASSWORD (not 401: the access token is fine). ' +
+      'The new password follows the registration rules. On success every session of the user ' +
+      'ends, on every instance, and this caller gets a new one in the answer, as login gives ' +
+      'it: cookies, or with `X-Token-Delivery: body` the token response (clients that send the ' +
+      'access token as a bearer header want that form: the token they sent stops working). ' +
+      'Reset links mailed earlier stop working, and a notice goes to the account address. ' +
+      'Shares the strict rate limit of login.',
+  })
+  @ApiTokenDelivery('Password changed, other sessions signed out')
+  @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
+  async changePassword(
+    @RequestUser() user: User,
+    @Body() body: ChangePasswordDto,
+    @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
+    @Res({ passthrough: true }) res: HttpResponse,
+    @Client() client: ClientInfo,
+  ): Promise<TokenResponseModel | Envelope<UserDataModel>> {
+    const changed = await this.passwords.change(
+      user.id,
+      body.currentPassword,
+      body.newPassword,
+      client,
+    );
+    const { tokens } = changed;
+    if (delivery?.trim().toLowerCase() === 'body') {
+      this.adapterHost.httpAdapter.setHeader(res, 'Cache-Control', 'no-store');
+      return {
+        access_token: tokens.accessToken,
+        refresh_token: tokens.refreshToken,
+        token_type: 'Bearer',
+        expires_in: tokens.accessExpiresIn,
+        user: tokenResponseUser(changed.user),
+      };
+    }
+    this.cookies.set(res, tokens);
+    return ok(CHANGED, { user: publicUser(changed.user) });
+  }
+}
