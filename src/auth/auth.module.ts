@@ -48,6 +48,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     OriginPolicy,
   ],
   // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
-  exports: [OriginPolicy],
+  // AuthCookies: a route that ends the caller's own session clears them as logout does.
+  exports: [OriginPolicy, AuthCookies],
 })
 export class AuthModule {}

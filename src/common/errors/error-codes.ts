@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN_ORIGIN: { status: 403, message: 'Requests from this origin are not allowed' },
   FORBIDDEN: { status: 403, message: 'Your role does not allow this' },
   NOT_FOUND: { status: 404, message: 'Route not found' },
+  SESSION_NOT_FOUND: { status: 404, message: 'No such session of yours is active' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {
     status: 503,
