@@ -64,7 +64,7 @@ export class UsersService {
    * query and one cache entry serve the check on every request.
    */
   async findForAccessCheck(id: string, sessionId: string): Promise<User | null> {
-    const load = () => this.database.run((manager) => this.loadWithSessions(manager, id));
+    const load = () => this.findWithSessions(id);
     const stamp = await this.generations.current(id);
     const found =
       stamp === undefined
@@ -74,11 +74,17 @@ export class UsersService {
   }
 
   /**
-   * A live session is a refresh-token family with a current (unrotated, unrevoked) token: a
+   * The user and the ids of their live sessions, from the database in one query (the token
+   * check's read on a miss). A live session is a refresh-token family with a current
+   * (unrotated, unrevoked) token: a
    * rotation marks one row rotated and inserts its successor in one transaction, so a family
    * always has exactly one such row until it is revoked. An expired one counts until the janitor
    * removes it: its access tokens expired before it did.
    */
+  findWithSessions(id: string): Promise<UserWithSessions | null> {
+    return this.database.run((manager) => this.loadWithSessions(manager, id));
+  }
+
   private async loadWithSessions(
     manager: EntityManager,
     id: string,
