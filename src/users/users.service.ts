@@ -76,10 +76,9 @@ export class UsersService {
   /**
    * The user and the ids of their live sessions, from the database in one query (the token
    * check's read on a miss). A live session is a refresh-token family with a current
-   * (unrotated, unrevoked) token: a
-   * rotation marks one row rotated and inserts its successor in one transaction, so a family
-   * always has exactly one such row until it is revoked. An expired one counts until the janitor
-   * removes it: its access tokens expired before it did.
+   * (unrotated, unrevoked) token: a rotation marks one row rotated and inserts its successor in
+   * one transaction, so a family always has exactly one such row until it is revoked. An expired
+   * one counts until the janitor removes it: its access tokens expired before it did.
    */
   findWithSessions(id: string): Promise<UserWithSessions | null> {
     return this.database.run((manager) => this.loadWithSessions(manager, id));
