@@ -28,6 +28,7 @@ module.exports = {
           '/test/database-outage',
           '/test/health-probes',
           '/test/revocation-race',
+          '/test/sessions-multi-instance',
           '/test/redis-hang',
           '/test/shared-login-backoff',
           '/test/account-instances',

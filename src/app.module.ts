@@ -13,6 +13,7 @@ import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
+import { SessionsModule } from './sessions/sessions.module';
 
 /**
  * The whole service. Configuration is read and validated while the app is built (ConfigSource:
@@ -28,6 +29,7 @@ import { AccountModule } from './account/account.module';
     ThrottlingModule,
     AuthModule,
     AccountModule,
+    SessionsModule,
     HealthModule,
     MetricsModule,
     JwksModule,

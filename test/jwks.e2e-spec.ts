@@ -117,7 +117,7 @@ describe('HS256 access tokens', () => {
       alg: 'HS256',
       typ: 'at+jwt',
     });
-    const es256 = await signWith(newKeyPair(), accessClaims(session.user.id));
+    const es256 = await signWith(newKeyPair(), accessClaims(session));
     expectError(
       await t.http().get('/api/v1/auth/verify-token').set('Authorization', `Bearer ${es256}`),
       401,
@@ -202,7 +202,7 @@ describe('access tokens signed with ES256', () => {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { privateKey: string };
     const { body } = await t.http().get(JWKS_PATH);
     const session = await registerAndLogin(t);
-    const expired = await new SignJWT(accessClaims(session.user.id, -10))
+    const expired = await new SignJWT(accessClaims(session, -10))
       .setProtectedHeader({ alg: algorithm, typ: 'at+jwt', kid: body.keys[0].kid })
       .sign(await importPKCS8(stored.privateKey, algorithm));
     const response = await verifyToken(expired);
@@ -212,7 +212,7 @@ describe('access tokens signed with ES256', () => {
 
   it('refuses a token whose kid is unknown, or whose key does not match its kid', async () => {
     const session = await registerAndLogin(t);
-    const claims = accessClaims(session.user.id);
+    const claims = accessClaims(session);
     const stranger = newKeyPair();
     expectError(await verifyToken(await signWith(stranger, claims)), 401, 'INVALID_TOKEN');
     const known = jwt.decode(session.access, { complete: true })?.header.kid;
@@ -243,7 +243,7 @@ describe('access tokens signed with ES256', () => {
       new SignJWT({ ...claims })
         .setProtectedHeader({ alg: algorithm, typ: 'at+jwt', kid, ...header })
         .sign(key.privateKey);
-    const claims = accessClaims(session.user.id);
+    const claims = accessClaims(session);
     await verifyToken(await sign(claims)).expect(200);
     for (const token of [
       await sign({ ...claims, iss: 'https://other-issuer.example' }),
@@ -257,7 +257,7 @@ describe('access tokens signed with ES256', () => {
 
   it('refuses HS256 tokens, even signed with the old access secret or the public key', async () => {
     const session = await registerAndLogin(t);
-    const claims = accessClaims(session.user.id);
+    const claims = accessClaims(session);
     expectError(await verifyToken(signAccess(claims)), 401, 'INVALID_TOKEN');
     const { body } = await t.http().get(JWKS_PATH);
     const publicKey = createPublicKey({ key: body.keys[0], format: 'jwk' });
@@ -338,7 +338,7 @@ describe('a previous key (JWT_PREVIOUS_PUBLIC_KEYS) keeps verifying', () => {
     const body = await jwksOf(t);
     expect(body.keys.map((key) => key.kid)).toEqual([current.kid, previous.kid]);
 
-    const old = await signWith(previous, accessClaims(session.user.id));
+    const old = await signWith(previous, accessClaims(session));
     await t
       .http()
       .get('/api/v1/auth/verify-token')

@@ -8,6 +8,7 @@ import {
   LoggedIn,
   PASSWORD,
   cookiesOf,
+  login,
   registerAndLogin,
   uniqueUser,
 } from './support/auth-helpers';
@@ -37,6 +38,9 @@ const OPERATIONS = Object.entries(DOCUMENT.paths).flatMap(([path, operations]) =
 const CHEAP_FAILURES = ['400', '401', '403', '404', '409', '415'];
 const METRICS_TOKEN = 'conformance-metrics-token-0123456789abcdef';
 const FOREIGN_ORIGIN = 'https://evil.example.net';
+/** The session an access token belongs to: its `sid`. */
+const sidOf = (access: string) =>
+  (JSON.parse(Buffer.from(access.split('.')[1], 'base64url').toString()) as { sid: string }).sid;
 
 /** The validator, built the way a client's would be: the whole document, refs resolved by Ajv. */
 function buildValidator(document: { openapi: string }): Ajv {
@@ -303,6 +307,27 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
             .set('Cookie', `access_token=${session.access}`),
       ],
       [415, () => plainText('/api/v1/auth/logout')],
+      [400, () => bearer(http().post('/api/v1/auth/logout')).send({ scope: 'everywhere' })],
+      [
+        200,
+        async () => {
+          const other = await registerAndLogin(t);
+          return http()
+            .post('/api/v1/auth/logout')
+            .set('Authorization', `Bearer ${other.access}`)
+            .send({ scope: 'current' });
+        },
+      ],
+      [
+        200,
+        async () => {
+          const other = await registerAndLogin(t);
+          return http()
+            .post('/api/v1/auth/logout')
+            .set('Authorization', `Bearer ${other.access}`)
+            .send({ scope: 'others' });
+        },
+      ],
       // Last: it ends every session of the user, so the cases after it log in again.
       [
         200,
@@ -376,6 +401,75 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     'GET /api/v1/users/me': () => [
       [200, () => bearer(http().get('/api/v1/users/me'))],
       [401, () => http().get('/api/v1/users/me')],
+    ],
+    'GET /api/v1/users/me/sessions': () => [
+      [200, () => bearer(http().get('/api/v1/users/me/sessions'))],
+      [401, () => http().get('/api/v1/users/me/sessions')],
+    ],
+    'DELETE /api/v1/users/me/sessions/{id}': () => {
+      const path = (id: string) => `/api/v1/users/me/sessions/${id}`;
+      return [
+        // Another session of a fresh account, then an account's own current one (cookies cleared).
+        [
+          200,
+          async () => {
+            const { access, credentials } = await registerAndLogin(t);
+            const second = await login(t, credentials);
+            return http()
+              .delete(path(sidOf(second.access)))
+              .set('Authorization', `Bearer ${access}`);
+          },
+        ],
+        [
+          200,
+          async () => {
+            const { access } = await registerAndLogin(t);
+            return http()
+              .delete(path(sidOf(access)))
+              .set('Authorization', `Bearer ${access}`);
+          },
+        ],
+        [404, () => bearer(http().delete(path('00000000-0000-4000-8000-000000000000')))],
+        [401, () => http().delete(path(sidOf(session.access)))],
+        [
+          403,
+          () =>
+            http()
+              .delete(path(sidOf(session.access)))
+              .set('Origin', FOREIGN_ORIGIN)
+              .set('Cookie', `access_token=${session.access}`),
+        ],
+        [
+          415,
+          () =>
+            http()
+              .delete(path(sidOf(session.access)))
+              .set('Content-Type', 'text/plain')
+              .send('plain text'),
+        ],
+      ];
+    },
+    'POST /api/v1/users/me/sessions/end-others': () => [
+      [
+        200,
+        async () => {
+          const { access, credentials } = await registerAndLogin(t);
+          await login(t, credentials);
+          return http()
+            .post('/api/v1/users/me/sessions/end-others')
+            .set('Authorization', `Bearer ${access}`);
+        },
+      ],
+      [401, () => http().post('/api/v1/users/me/sessions/end-others')],
+      [
+        403,
+        () =>
+          http()
+            .post('/api/v1/users/me/sessions/end-others')
+            .set('Origin', FOREIGN_ORIGIN)
+            .set('Cookie', `access_token=${session.access}`),
+      ],
+      [415, () => plainText('/api/v1/users/me/sessions/end-others')],
     ],
     'PATCH /api/v1/users/me': () => [
       [200, () => bearer(http().patch('/api/v1/users/me')).send({ name: 'Ann', picture: null })],

@@ -60,7 +60,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it('issues RFC 9068 access tokens: typ at+jwt, iss, aud, sub, iat, exp, jti and sid', async () => {
-    await verifyWithBearer(signAccess(accessClaims(session.user.id))).expect(200);
+    await verifyWithBearer(signAccess(accessClaims(session))).expect(200);
     const { header, payload } = jwt.decode(session.access, { complete: true })!;
     expect(header).toEqual({ alg: 'HS256', typ: 'at+jwt' });
     const claims = payload as Record<string, unknown>;
@@ -80,7 +80,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it('refuses a token of another issuer or another audience', async () => {
-    const claims = accessClaims(session.user.id);
+    const claims = accessClaims(session);
     for (const foreign of [
       { ...claims, iss: 'https://other-issuer.example' },
       { ...claims, aud: 'https://other-api.example' },
@@ -91,7 +91,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it('refuses a token that is not typed at+jwt, or that carries a critical header', async () => {
-    const claims = accessClaims(session.user.id);
+    const claims = accessClaims(session);
     for (const header of [{ typ: 'JWT' }, { typ: undefined }, { crit: ['exp'] }]) {
       expectError(await verifyWithBearer(signAccess(claims, { header })), 401, 'INVALID_TOKEN');
     }
@@ -112,7 +112,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
 
   it('refuses an expired access token', async () => {
     const token = signAccess({
-      ...accessClaims(session.user.id),
+      ...accessClaims(session),
       iat: now() - 1000,
       exp: now() - 10,
     });
@@ -125,14 +125,12 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString(
       'base64url',
     );
-    const payload = Buffer.from(JSON.stringify(accessClaims(session.user.id))).toString(
-      'base64url',
-    );
+    const payload = Buffer.from(JSON.stringify(accessClaims(session))).toString('base64url');
     expectError(await verifyWithBearer(`${header}.${payload}.`), 401, 'INVALID_TOKEN');
   });
 
   it('refuses a token signed with another key', async () => {
-    const token = signAccess(accessClaims(session.user.id), {
+    const token = signAccess(accessClaims(session), {
       secret: 'another-secret-another-secret-another-secret',
     });
     expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
@@ -140,7 +138,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
 
   it('refuses a token that names its own key (jwk, jku, x5u, a path as kid)', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const claims = accessClaims(session.user.id);
+    const claims = accessClaims(session);
     const jwk = jwt.sign(claims, privateKey, {
       algorithm: 'ES256',
       header: {
@@ -166,7 +164,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it('refuses an access-shaped token signed with the refresh secret', async () => {
-    const token = signAccess(accessClaims(session.user.id), { secret: REFRESH_SECRET });
+    const token = signAccess(accessClaims(session), { secret: REFRESH_SECRET });
     expectError(await verifyWithBearer(token), 401, 'INVALID_TOKEN');
   });
 
@@ -188,7 +186,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
   });
 
   it('refuses tokens whose claims are missing, so no lookup runs on an absent value', async () => {
-    const noSubject = accessClaims(session.user.id);
+    const noSubject = accessClaims(session);
     delete noSubject.sub;
     expectError(await verifyWithBearer(signAccess(noSubject)), 401, 'INVALID_TOKEN');
     const noId = jwt.sign({ sub: session.user.id, typ: 'refresh' }, REFRESH_SECRET, {
@@ -363,7 +361,7 @@ describe('refresh rotation and logout', () => {
   it('logs out by the refresh cookie when the access token has expired', async () => {
     const session = await registerAndLogin(t);
     const expired = signAccess({
-      ...accessClaims(session.user.id),
+      ...accessClaims(session),
       iat: now() - 1000,
       exp: now() - 1,
     });

@@ -70,7 +70,7 @@ export class PasswordChangeService {
       // pending email change asked for with the old password would still move the account.
       await this.verificationTokens.retireOlder(manager, userId, 'password_reset');
       await this.verificationTokens.retireOlder(manager, userId, 'email_change');
-      const refresh = await this.refreshTokens.startWithin(manager, userId);
+      const refresh = await this.refreshTokens.startWithin(manager, userId, client);
       await this.audit.record(manager, 'password_changed', userId, client);
       const user = await manager.findOneByOrFail(User, { id: userId });
       return { user, refresh };

@@ -5,6 +5,7 @@ export const AUDIT_EVENT_TYPES = [
   'login_succeeded',
   'login_failed',
   'logout',
+  'session_ended',
   'refresh_reuse_detected',
   'password_reset_requested',
   'password_changed',
@@ -35,6 +36,10 @@ export class AuditEvent {
 
   @Column({ name: 'user_agent', type: 'varchar', length: 255, nullable: true })
   userAgent!: string | null;
+
+  /** The session (refresh-token family, the access tokens' `sid`) the event ended, if one. */
+  @Column({ name: 'session_id', type: 'varchar', length: 36, nullable: true })
+  sessionId!: string | null;
 
   @Column({ name: 'created_at', type: 'datetime' })
   createdAt!: Date;

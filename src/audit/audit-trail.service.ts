@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { ClientInfo } from '../common/http/request-context';
+import { ClientInfo, storedUserAgent } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
 import { AuditEvent, AuditEventType } from './audit-event.entity';
-
-const MAX_USER_AGENT = 255;
 
 /**
  * The security audit trail: append-only (this service only inserts, and nothing in the service
@@ -21,14 +19,18 @@ export class AuditTrail {
     private readonly metrics: Metrics,
   ) {}
 
-  /** Inside the caller's transaction; counted in the metrics once it has committed. */
+  /**
+   * Inside the caller's transaction; counted in the metrics once it has committed. `sessionId`:
+   * the session (refresh-token family) the event ended, where it ended one.
+   */
   async record(
     manager: EntityManager,
     type: AuditEventType,
     userId: string | null,
     client: ClientInfo | undefined,
+    sessionId: string | null = null,
   ): Promise<void> {
-    await manager.insert(AuditEvent, this.event(type, userId, client));
+    await manager.insert(AuditEvent, { ...this.event(type, userId, client), sessionId });
     this.database.afterCommit(manager, () => this.count(type));
   }
 
@@ -60,6 +62,8 @@ export class AuditTrail {
         return this.metrics.login('failed');
       case 'logout':
         return this.metrics.revoked('logout');
+      case 'session_ended':
+        return this.metrics.revoked('session_ended');
       case 'password_changed':
         return this.metrics.revoked('password_reset');
       case 'refresh_reuse_detected':
@@ -77,7 +81,8 @@ export class AuditTrail {
       type,
       userId,
       ip: client?.ip ?? null,
-      userAgent: client?.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+      userAgent: storedUserAgent(client),
+      sessionId: null,
       createdAt: new Date(),
     };
   }

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
+import { SessionId } from '../common/http/session-id.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { RefreshClaims } from '../tokens/refresh-tokens.service';
 import { User } from '../users/user.entity';
@@ -23,6 +24,7 @@ import { ApiAccessToken, ApiPublic, ApiRefreshCookie } from '../openapi/security
 import { AuthCookies } from './auth-cookies.service';
 import { AuthService, Session } from './auth.service';
 import { LoginDto } from './dto/login.dto';
+import { LogoutDto } from './dto/logout.dto';
 import { RegisterDto } from './dto/register.dto';
 import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
 
@@ -128,21 +130,34 @@ export class AuthController {
   @HttpCode(200)
   @UseGuards(LogoutGuard)
   @ApiOperation({
-    summary: 'End every session of the user, on every device',
-    description: 'Takes the access token, or the refresh cookie when the access token has expired.',
+    summary: 'End every session of the user, or only this one, or all but this one',
+    description:
+      'Takes the access token, or the refresh cookie when the access token has expired. The ' +
+      'body is optional: without it (or without `scope`) every session of the user ends, on ' +
+      'every device, and the cookies are cleared. `{"scope": "current"}` ends only the session ' +
+      'of the token presented (cookies cleared); `{"scope": "others"}` ends every other session ' +
+      "and keeps this one (cookies kept). Ended sessions' access tokens are refused at once on " +
+      'every instance.',
   })
   @ApiAccessToken()
   @ApiRefreshCookie()
+  @ApiBody({ type: LogoutDto, required: false })
   @ApiEnvelope(200, 'Logged out from all devices', { headers: CLEAR_COOKIES })
-  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
+  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
   async logout(
     @RequestUser() principal: User | RefreshClaims,
+    @SessionId() sessionId: string | undefined,
+    @Body() body: LogoutDto,
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    await this.auth.logout(principal, client);
+    const scope = body.scope ?? 'all';
+    const ended = await this.auth.logout(principal, sessionId, scope, client);
+    if (scope === 'others') {
+      return ok(`Logged out from ${ended} other session${ended === 1 ? '' : 's'}`);
+    }
     this.cookies.clear(res);
-    return ok('Logged out from all devices');
+    return ok(scope === 'all' ? 'Logged out from all devices' : 'Logged out from this session');
   }
 
   @Get('verify-token')

@@ -50,7 +50,8 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   ],
   // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
   // The account module also signs its caller in again, checks passwords and emailed-link URLs
-  // the way login and the email flows do.
+  // the way login and the email flows do; a route that ends the caller's own session clears the
+  // cookies as logout does.
   exports: [OriginPolicy, AuthCookies, PasswordHasher, ApplicationUrlPolicy],
 })
 export class AuthModule {}

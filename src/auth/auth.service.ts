@@ -19,6 +19,7 @@ import { DuplicateUserError, UsersService } from '../users/users.service';
 import { SessionTokens } from './auth-cookies.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { LoginDto } from './dto/login.dto';
+import { LogoutScope } from './dto/logout.dto';
 import { RegisterDto } from './dto/register.dto';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
@@ -149,15 +150,44 @@ export class AuthService {
     return this.session(result.user, result.refresh);
   }
 
-  /** Signed in by access token (a User) or, when that has expired, by refresh token (claims). */
-  async logout(principal: User | RefreshClaims, client?: ClientInfo): Promise<void> {
+  /**
+   * Signed in by access token (a User, with its session `sessionId`) or, when that has expired,
+   * by refresh token (claims, whose family is the session). `all` ends every session and bumps
+   * the token version, as the contract's logout; `current` and `others` end sessions by family
+   * and leave the token version alone, so the sessions that go on keep their access tokens.
+   * Returns how many sessions `others` ended.
+   */
+  async logout(
+    principal: User | RefreshClaims,
+    sessionId: string | undefined,
+    scope: LogoutScope,
+    client?: ClientInfo,
+  ): Promise<number> {
     if (!(principal instanceof User) && !(await this.refreshTokens.isLive(principal))) {
       throw new AppException('INVALID_TOKEN');
     }
     const userId = principal instanceof User ? principal.id : principal.sub;
-    await this.database.transaction(async (manager) => {
-      await this.revocation.revokeEverything(userId, manager);
-      await this.audit.record(manager, 'logout', userId, client);
+    const session = principal instanceof User ? sessionId : principal.fam;
+    if (scope !== 'all' && session === undefined) throw new AppException('INVALID_TOKEN');
+    return this.database.transaction(async (manager) => {
+      if (scope === 'all') {
+        await this.revocation.revokeEverything(userId, manager);
+        await this.audit.record(manager, 'logout', userId, client);
+        return 0;
+      }
+      if (scope === 'current') {
+        // Ended meanwhile (another device ended it): the token no longer stands for a session.
+        if (!(await this.revocation.endSession(manager, userId, session!))) {
+          throw new AppException('INVALID_TOKEN');
+        }
+        await this.audit.record(manager, 'logout', userId, client, session);
+        return 0;
+      }
+      const ended = await this.revocation.endOtherSessions(manager, userId, session!);
+      for (const other of ended) {
+        await this.audit.record(manager, 'session_ended', userId, client, other);
+      }
+      return ended.length;
     });
   }
 

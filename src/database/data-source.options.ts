@@ -11,6 +11,7 @@ import { RetiredSessionsIndex1763942400000 } from './migrations/1763942400000-re
 import { AuditEvents1764028800000 } from './migrations/1764028800000-audit-events';
 import { LiveSessionsIndexes1764115200000 } from './migrations/1764115200000-live-sessions-indexes';
 import { AccountProfile1764201600000 } from './migrations/1764201600000-account-profile';
+import { SessionDetails1764288000000 } from './migrations/1764288000000-session-details';
 
 export const ENTITIES = [User, RefreshSession, VerificationToken, AuditEvent];
 export const MIGRATIONS = [
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   AuditEvents1764028800000,
   LiveSessionsIndexes1764115200000,
   AccountProfile1764201600000,
+  SessionDetails1764288000000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

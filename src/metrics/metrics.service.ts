@@ -72,7 +72,7 @@ export class Metrics implements OnApplicationShutdown {
     this.refreshes.inc({ outcome });
   }
 
-  revoked(reason: 'logout' | 'password_reset' | 'refresh_reuse'): void {
+  revoked(reason: 'logout' | 'password_reset' | 'refresh_reuse' | 'session_ended'): void {
     this.revocations.inc({ reason });
   }
 

@@ -76,6 +76,7 @@ export class AccessTokensService {
       typeof claims === 'object' &&
       claims !== null &&
       typeof claims.sub === 'string' &&
+      typeof claims.sid === 'string' &&
       typeof claims.ver === 'number' &&
       typeof claims.exp === 'number'
     );

@@ -27,4 +27,19 @@ export class RefreshSession {
 
   @Column({ name: 'revoked_at', type: 'datetime', nullable: true })
   revokedAt!: Date | null;
+
+  /**
+   * When the session (the family) began: its login. Copied to every row rotated from it, since
+   * older rows are purged. Null only for rows older than the column.
+   */
+  @Column({ name: 'started_at', type: 'datetime', nullable: true })
+  startedAt!: Date | null;
+
+  /** The login's client IP, copied forward like `startedAt`. */
+  @Column({ type: 'varchar', length: 45, nullable: true })
+  ip!: string | null;
+
+  /** The login's user agent (first 255 characters), copied forward like `startedAt`. */
+  @Column({ name: 'user_agent', type: 'varchar', length: 255, nullable: true })
+  userAgent!: string | null;
 }

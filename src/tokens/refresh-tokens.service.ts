@@ -3,7 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, IsNull } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
-import { ClientInfo } from '../common/http/request-context';
+import { ClientInfo, storedUserAgent } from '../common/http/request-context';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { User } from '../users/user.entity';
@@ -71,7 +71,14 @@ export class RefreshTokensService {
       if ((await this.users.passwordHashShared(manager, userId)) !== checkedHash) return null;
       const user = await manager.findOneBy(User, { id: userId });
       if (!user) return null;
-      const refresh = await this.insert(manager, userId, randomUUID(), randomToken(), new Date());
+      const refresh = await this.insert(
+        manager,
+        userId,
+        randomUUID(),
+        randomToken(),
+        new Date(),
+        client,
+      );
       await this.audit.record(manager, 'login_succeeded', userId, client);
       return { user, refresh };
     });
@@ -82,8 +89,12 @@ export class RefreshTokensService {
    * session of the user but must keep its own caller signed in (a password change). The caller
    * has checked the user, and revoked the old sessions first, in the same transaction.
    */
-  startWithin(manager: EntityManager, userId: string): Promise<IssuedRefreshToken> {
-    return this.insert(manager, userId, randomUUID(), randomToken(), new Date());
+  startWithin(
+    manager: EntityManager,
+    userId: string,
+    client: ClientInfo | undefined,
+  ): Promise<IssuedRefreshToken> {
+    return this.insert(manager, userId, randomUUID(), randomToken(), new Date(), client);
   }
 
   /**
@@ -124,7 +135,7 @@ export class RefreshTokensService {
     const next = successorJti(this.jwt.refreshSecret, claims.jti);
     return {
       outcome: 'rotated',
-      refresh: await this.insert(manager, claims.sub, claims.fam, next, now),
+      refresh: await this.insertSuccessor(manager, claims, next, now),
     };
   }
 
@@ -246,36 +257,80 @@ export class RefreshTokensService {
     });
   }
 
+  /** A login's first row: the session starts now, from this client. */
   private async insert(
     manager: EntityManager,
     userId: string,
     familyId: string,
     jti: string,
     now: Date,
+    client: ClientInfo | undefined,
   ): Promise<IssuedRefreshToken> {
-    const iat = epochSeconds(now);
-    const row: RefreshSession = {
-      id: hashToken(jti),
-      userId,
-      familyId,
-      createdAt: new Date(iat * 1000),
-      expiresAt: new Date((iat + this.jwt.refreshTtl) * 1000),
-      rotatedAt: null,
-      revokedAt: null,
-    };
+    const row = this.newRow(userId, familyId, jti, now);
     await this.database.write(
       manager,
-      'INSERT INTO refresh_sessions (id, user_id, family_id, created_at, expires_at)' +
-        ' VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO refresh_sessions' +
+        ' (id, user_id, family_id, created_at, expires_at, started_at, ip, user_agent)' +
+        ' VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       [
         row.id,
         userId,
         familyId,
         this.database.sqlDate(row.createdAt),
         this.database.sqlDate(row.expiresAt),
+        this.database.sqlDate(row.createdAt),
+        client?.ip.slice(0, 45) ?? null,
+        storedUserAgent(client),
       ],
     );
     return this.reissue(row, jti);
+  }
+
+  /**
+   * A rotation's row: the session's start and login client are copied from the row just claimed,
+   * in the one statement the rotation writes anyway (no read, no second write), so a refresh
+   * costs no more than before. Its `created_at` is the session's last use.
+   */
+  private async insertSuccessor(
+    manager: EntityManager,
+    claims: RefreshClaims,
+    jti: string,
+    now: Date,
+  ): Promise<IssuedRefreshToken> {
+    const row = this.newRow(claims.sub, claims.fam, jti, now);
+    const inserted = await this.database.write(
+      manager,
+      'INSERT INTO refresh_sessions' +
+        ' (id, user_id, family_id, created_at, expires_at, started_at, ip, user_agent)' +
+        ' SELECT ?, user_id, family_id, ?, ?, started_at, ip, user_agent' +
+        ' FROM refresh_sessions WHERE id = ?',
+      [
+        row.id,
+        this.database.sqlDate(row.createdAt),
+        this.database.sqlDate(row.expiresAt),
+        hashToken(claims.jti),
+      ],
+    );
+    // The claimed row is held by this transaction: it cannot have gone.
+    if (inserted !== 1) throw new Error('The rotated refresh session has no row');
+    return this.reissue(row, jti);
+  }
+
+  private newRow(userId: string, familyId: string, jti: string, now: Date): RefreshSession {
+    const iat = epochSeconds(now);
+    const createdAt = new Date(iat * 1000);
+    return {
+      id: hashToken(jti),
+      userId,
+      familyId,
+      createdAt,
+      expiresAt: new Date((iat + this.jwt.refreshTtl) * 1000),
+      rotatedAt: null,
+      revokedAt: null,
+      startedAt: createdAt,
+      ip: null,
+      userAgent: null,
+    };
   }
 
   /**

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, IsNull } from 'typeorm';
+import { EntityManager, FindOperator, In, IsNull, MoreThan, Not } from 'typeorm';
 import { Database } from '../database/database.service';
 import { UsersService } from '../users/users.service';
 import { RefreshSession } from './refresh-session.entity';
 
-/** Ends sessions: one family on refresh-token theft, or everything a user holds. */
+/**
+ * Ends sessions: one family on refresh-token theft or at the user's request, the user's others,
+ * or everything a user holds.
+ */
 @Injectable()
 export class RevocationService {
   constructor(
@@ -34,5 +37,55 @@ export class RevocationService {
       { revokedAt: new Date() },
     );
     await this.users.revokeAccessTokens(manager, userId);
+  }
+
+  /**
+   * The user ends one of their live sessions: its refresh tokens are revoked, and its access
+   * tokens (`sid`) are refused by every instance's next check once the user's generation has
+   * moved after the commit. The user's token version stays: their other sessions' access tokens
+   * keep working. False when the user has no such live session (another user's, unknown, ended,
+   * expired): nothing changes then.
+   */
+  async endSession(manager: EntityManager, userId: string, familyId: string): Promise<boolean> {
+    const ended = await this.endFamilies(manager, userId, { familyId });
+    return ended.length > 0;
+  }
+
+  /** Every live session of the user but `keepFamilyId`; returns the ids of those ended. */
+  endOtherSessions(
+    manager: EntityManager,
+    userId: string,
+    keepFamilyId: string,
+  ): Promise<string[]> {
+    return this.endFamilies(manager, userId, { familyId: Not(keepFamilyId) });
+  }
+
+  private async endFamilies(
+    manager: EntityManager,
+    userId: string,
+    which: { familyId: string | FindOperator<string> },
+  ): Promise<string[]> {
+    // Each live session's current token, held (MySQL) so a rotation racing this waits for it,
+    // then finds its token revoked.
+    const current = await manager.find(RefreshSession, {
+      select: { id: true, familyId: true },
+      where: {
+        userId,
+        ...which,
+        revokedAt: IsNull(),
+        rotatedAt: IsNull(),
+        expiresAt: MoreThan(new Date()),
+      },
+      lock: this.database.rowLock,
+    });
+    const families = [...new Set(current.map((row) => row.familyId))];
+    if (families.length === 0) return [];
+    await manager.update(
+      RefreshSession,
+      { userId, familyId: In(families), revokedAt: IsNull() },
+      { revokedAt: new Date() },
+    );
+    this.users.changed(manager, userId);
+    return families;
   }
 }

@@ -1,10 +1,24 @@
 import { User } from './user.entity';
 
+/** A user with the ids of their live sessions (refresh-token families), read together. */
+export interface UserWithSessions {
+  user: User;
+  sessions: ReadonlySet<string>;
+}
+
+interface Entry {
+  user: User;
+  /** Present when the entry was loaded for an access-token check, with the live sessions. */
+  sessions?: ReadonlySet<string>;
+  stamp: string;
+  expires: number;
+}
+
 /**
  * Users by id, with their token version, kept in process so a token check needs no database
  * round trip when warm. The database stays the truth: entries expire after `ttlMs`, and every
- * change to a user (logout, reset, reuse detection, verification) invalidates its entry once
- * the change has committed.
+ * change to a user (logout, reset, reuse detection, verification, a session ended) invalidates
+ * its entry once the change has committed.
  *
  * Each entry carries the stamp it was loaded under (with several instances, the user's
  * generation in Redis, read before the load): it is served only to a check that presents the
@@ -15,7 +29,7 @@ import { User } from './user.entity';
  * the read was in flight.
  */
 export class UserCache {
-  private readonly entries = new Map<string, { user: User; stamp: string; expires: number }>();
+  private readonly entries = new Map<string, Entry>();
   private epoch = 0;
 
   constructor(
@@ -28,11 +42,7 @@ export class UserCache {
   }
 
   get(id: string, stamp = '', now = Date.now()): User | undefined {
-    const entry = this.entries.get(id);
-    if (!entry) return undefined;
-    if (entry.expires > now && entry.stamp === stamp) return entry.user;
-    this.entries.delete(id);
-    return undefined;
+    return this.entry(id, stamp, now)?.user;
   }
 
   /**
@@ -44,8 +54,28 @@ export class UserCache {
     if (cached) return cached;
     const epoch = this.epoch;
     const user = await load();
-    if (user && this.enabled && epoch === this.epoch) this.store(user, stamp);
+    if (user && this.enabled && epoch === this.epoch) this.store({ user }, stamp);
     return user;
+  }
+
+  /**
+   * As `getOrLoad`, for an access-token check of session `sessionId`: served from an entry that
+   * holds the user's live sessions and names this one. An entry without it is loaded again: a
+   * session begun since (a login) is only missing from the copy, and a session ended since has
+   * changed the stamp, so the reload is what decides.
+   */
+  async getOrLoadWithSessions(
+    id: string,
+    sessionId: string,
+    load: () => Promise<UserWithSessions | null>,
+    stamp = '',
+  ): Promise<UserWithSessions | null> {
+    const cached = this.enabled ? this.entry(id, stamp, Date.now()) : undefined;
+    if (cached?.sessions?.has(sessionId)) return { user: cached.user, sessions: cached.sessions };
+    const epoch = this.epoch;
+    const loaded = await load();
+    if (loaded && this.enabled && epoch === this.epoch) this.store(loaded, stamp);
+    return loaded;
   }
 
   invalidate(id: string): void {
@@ -58,13 +88,22 @@ export class UserCache {
     this.entries.clear();
   }
 
-  private store(user: User, stamp: string): void {
+  private entry(id: string, stamp: string, now: number): Entry | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    if (entry.expires > now && entry.stamp === stamp) return entry;
+    this.entries.delete(id);
+    return undefined;
+  }
+
+  private store(loaded: { user: User; sessions?: ReadonlySet<string> }, stamp: string): void {
+    const { user, sessions } = loaded;
     this.entries.delete(user.id);
     if (this.entries.size >= this.maxEntries) {
       // Oldest first: a Map iterates in insertion order.
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(user.id, { user, stamp, expires: Date.now() + this.ttlMs });
+    this.entries.set(user.id, { user, sessions, stamp, expires: Date.now() + this.ttlMs });
   }
 }

@@ -6,7 +6,7 @@ import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
 import { RedisService } from '../redis/redis.service';
 import { cleanEmail, normalizeEmail, normalizeUsername } from './identity.normalizer';
-import { UserCache } from './user-cache';
+import { UserCache, UserWithSessions } from './user-cache';
 import { UserGenerations } from './user-generations.service';
 import { USER_ROLE, User } from './user.entity';
 
@@ -53,13 +53,56 @@ export class UsersService {
   }
 
   /**
-   * For token checks on every request: served from memory when warm and still current. With
-   * several instances, current means loaded under the generation Redis holds for the user now
-   * (read first, in one round trip), which every change rewrites before it answers; while
-   * Redis is down on this instance, every check reads the database.
+   * For access-token checks: the user, if `sessionId` (the token's `sid`) is one of their live
+   * sessions, else null. The user and the ids of their live sessions are read in one query and
+   * cached together under the user's generation, which ending any session moves (`changed`), so
+   * a session ended on any instance is refused by every instance's next check while the user's
+   * other sessions stay served from memory. A session begun since the copy was loaded is read
+   * again (see UserCache).
+   *
+   * The sessions' table belongs to TokensModule; it is read here, beside the user, so that one
+   * query and one cache entry serve the check on every request.
    */
-  findByIdCached(id: string): Promise<User | null> {
-    return this.throughCache(id, () => this.findById(id));
+  async findForAccessCheck(id: string, sessionId: string): Promise<User | null> {
+    const load = () => this.findWithSessions(id);
+    const stamp = await this.generations.current(id);
+    const found =
+      stamp === undefined
+        ? await load()
+        : await this.cache.getOrLoadWithSessions(id, sessionId, load, stamp);
+    return found?.sessions.has(sessionId) ? found.user : null;
+  }
+
+  /**
+   * The user and the ids of their live sessions, from the database in one query (the token
+   * check's read on a miss). A live session is a refresh-token family with a current
+   * (unrotated, unrevoked) token: a rotation marks one row rotated and inserts its successor in
+   * one transaction, so a family always has exactly one such row until it is revoked. An expired
+   * one counts until the janitor removes it: its access tokens expired before it did.
+   */
+  findWithSessions(id: string): Promise<UserWithSessions | null> {
+    return this.database.run((manager) => this.loadWithSessions(manager, id));
+  }
+
+  private async loadWithSessions(
+    manager: EntityManager,
+    id: string,
+  ): Promise<UserWithSessions | null> {
+    const { entities, raw } = await manager
+      .createQueryBuilder(User, 'user')
+      .leftJoin(
+        'refresh_sessions',
+        'session',
+        'session.user_id = user.id AND session.revoked_at IS NULL AND session.rotated_at IS NULL',
+      )
+      .addSelect('session.family_id', 'session_family')
+      .where('user.id = :id', { id })
+      .getRawAndEntities<{ session_family: string | null }>();
+    const user = entities[0];
+    if (!user) return null;
+    const sessions = new Set<string>();
+    for (const row of raw) if (row.session_family) sessions.add(row.session_family);
+    return { user, sessions };
   }
 
   findByEmail(email: string): Promise<User | null> {
@@ -69,8 +112,8 @@ export class UsersService {
 
   /**
    * The user for a token being issued inside the caller's transaction: from the cache when warm
-   * and current, as `findByIdCached`, else read through that transaction and kept. Never through
-   * `findByIdCached`, whose read would queue behind the caller's own transaction on sql.js.
+   * and current, as `findForAccessCheck`, else read through that transaction and kept. Never
+   * through the pool, whose read would queue behind the caller's own transaction on sql.js.
    */
   findForTokenCheck(manager: EntityManager, id: string): Promise<User | null> {
     return this.throughCache(id, () => manager.findOneBy(User, { id }));

@@ -7,11 +7,22 @@ export const TEST_ISSUER = 'http://localhost:3000';
 
 const now = () => Math.floor(Date.now() / 1000);
 
-/** The claims the service writes into an access token (RFC 9068), for `userId`. */
-export function accessClaims(userId: string, ttl = 600): Record<string, unknown> {
+/**
+ * The claims the service writes into an access token (RFC 9068), for a logged-in session (its
+ * user and its live session, the `sid` of its access token: a token naming an ended or unknown
+ * session is refused), or for a bare user id with a made-up session.
+ */
+export function accessClaims(
+  who: string | { user: { id: string }; access: string },
+  ttl = 600,
+): Record<string, unknown> {
+  const [userId, sid] =
+    typeof who === 'string'
+      ? [who, randomUUID()]
+      : [who.user.id, (jwt.decode(who.access) as { sid: string }).sid];
   return {
     sub: userId,
-    sid: randomUUID(),
+    sid,
     ver: 0,
     role: 'user',
     jti: randomUUID(),

@@ -43,7 +43,11 @@ describe.each([
   const jwtService = new JwtService(accessJwtOptions(config, keys));
   const tokens = new AccessTokensService(jwtService, keys, config);
   const user = Object.assign(new User(), { id: 'user_1', role: 'user', tokenVersion: 3 });
-  const users = { findByIdCached: (id: string) => (id === user.id ? user : null) };
+  // The user with one live session, family_1.
+  const users = {
+    findForAccessCheck: (id: string, sid: string) =>
+      id === user.id && sid === 'family_1' ? user : null,
+  };
   const strategy = new AccessTokenStrategy(config, keys, users as unknown as UsersService);
   /** The key that signs a forged token the service would accept, were it not for one detail. */
   const signingKey =

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
+import { HttpRequest } from '../../common/http/http-request';
 import { JwtConfig } from '../../config/config.sections';
 import { AccessTokenKeys } from '../../tokens/access-token-keys';
 import { AccessTokensService } from '../../tokens/access-tokens.service';
@@ -28,17 +29,22 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
       jwtFromRequest: accessToken,
       secretOrKeyProvider: keyFromHeader(keys.keyFor),
       ...accessVerifyOptions(jwt, keys),
+      passReqToCallback: true,
     });
   }
 
   /**
-   * Right signature and kind, and not revoked since: the user's token version still matches.
+   * Right signature and kind, and not revoked since: the user's token version still matches and
+   * the session the token was issued to (`sid`) has not been ended.
    * A refusal is `null` (passport "fail"), so a guard may go on to its next strategy; only a
    * fault (database down) is thrown.
    */
-  async validate(payload: unknown): Promise<User | null> {
+  async validate(req: HttpRequest, payload: unknown): Promise<User | null> {
     if (!AccessTokensService.isAccessClaims(payload)) return null;
-    const user = await this.users.findByIdCached(payload.sub);
-    return user && user.tokenVersion === payload.ver ? user : null;
+    const user = await this.users.findForAccessCheck(payload.sub, payload.sid);
+    if (!user || user.tokenVersion !== payload.ver) return null;
+    // For the routes that act on "this session" (logout's scopes, the sessions list).
+    req.sessionId = payload.sid;
+    return user;
   }
 }

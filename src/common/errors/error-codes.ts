@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN: { status: 403, message: 'Your role does not allow this' },
   INVALID_PASSWORD: { status: 403, message: 'The current password is wrong' },
   NOT_FOUND: { status: 404, message: 'Route not found' },
+  SESSION_NOT_FOUND: { status: 404, message: 'No such session of yours is active' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {
     status: 503,

@@ -17,6 +17,8 @@ export interface HttpRequest {
   readonly cookies?: Record<string, unknown>;
   /** Set by the passport guards: the user for access tokens, the claims for refresh. */
   user?: unknown;
+  /** Set by the access-token strategy: the session (`sid`) the accepted token belongs to. */
+  sessionId?: string;
 }
 
 /**

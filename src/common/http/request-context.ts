@@ -9,6 +9,13 @@ export interface ClientInfo {
   requestId: string;
 }
 
+/** What the tables keep of a user agent: its first 255 characters (audit trail, sessions). */
+export const MAX_STORED_USER_AGENT = 255;
+
+export function storedUserAgent(client: ClientInfo | undefined): string | null {
+  return client?.userAgent?.slice(0, MAX_STORED_USER_AGENT) ?? null;
+}
+
 /**
  * The client of the request being handled, handed to services explicitly. (AsyncLocalStorage
  * would spare the parameters, but on Node 20 it slows every promise of every request; measured

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { IsNull, MoreThan } from 'typeorm';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { AppException } from '../common/errors/app.exception';
+import { ClientInfo } from '../common/http/request-context';
+import { Database } from '../database/database.service';
+import { RefreshSession } from '../tokens/refresh-session.entity';
+import { RevocationService } from '../tokens/revocation.service';
+import { SessionView } from './session.view';
+
+/** A signed-in user's own sessions: list them, end one, end all but the current one. */
+@Injectable()
+export class SessionsService {
+  constructor(
+    private readonly database: Database,
+    private readonly revocation: RevocationService,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  /**
+   * Live sessions only (not revoked, not expired), newest use first. Each is the current token of
+   * its family: exactly one per live session (see UsersService.findForAccessCheck).
+   */
+  async list(userId: string, currentSessionId: string | undefined): Promise<SessionView[]> {
+    const rows = await this.database.run((manager) =>
+      manager.find(RefreshSession, {
+        where: {
+          userId,
+          revokedAt: IsNull(),
+          rotatedAt: IsNull(),
+          expiresAt: MoreThan(new Date()),
+        },
+        order: { createdAt: 'DESC', familyId: 'ASC' },
+      }),
+    );
+    const seen = new Set<string>();
+    return rows
+      .filter((row) => !seen.has(row.familyId) && seen.add(row.familyId))
+      .map((row) => ({
+        id: row.familyId,
+        created_at: (row.startedAt ?? row.createdAt).toISOString(),
+        last_used_at: row.createdAt.toISOString(),
+        ip: row.ip,
+        user_agent: row.userAgent,
+        current: row.familyId === currentSessionId,
+      }));
+  }
+
+  /**
+   * Ends one of the user's live sessions; another user's, an unknown or an ended one are the
+   * same `404 SESSION_NOT_FOUND`, so the answer tells nothing of other accounts' sessions.
+   */
+  async end(userId: string, sessionId: string, client: ClientInfo): Promise<void> {
+    const ended = await this.database.transaction(async (manager) => {
+      if (!(await this.revocation.endSession(manager, userId, sessionId))) return false;
+      await this.audit.record(manager, 'session_ended', userId, client, sessionId);
+      return true;
+    });
+    if (!ended) throw new AppException('SESSION_NOT_FOUND');
+  }
+
+  /** Every live session of the user but `keepSessionId`; returns how many were ended. */
+  endOthers(userId: string, keepSessionId: string, client: ClientInfo): Promise<number> {
+    return this.database.transaction(async (manager) => {
+      const ended = await this.revocation.endOtherSessions(manager, userId, keepSessionId);
+      for (const sessionId of ended) {
+        await this.audit.record(manager, 'session_ended', userId, client, sessionId);
+      }
+      return ended.length;
+    });
+  }
+}
