@@ -21,14 +21,18 @@ export class AuditTrail {
     private readonly metrics: Metrics,
   ) {}
 
-  /** Inside the caller's transaction; counted in the metrics once it has committed. */
+  /**
+   * Inside the caller's transaction; counted in the metrics once it has committed. `actorId` is
+   * the administrator acting on `userId`'s account; absent (null) when the user acted.
+   */
   async record(
     manager: EntityManager,
     type: AuditEventType,
     userId: string | null,
     client: ClientInfo | undefined,
+    actorId: string | null = null,
   ): Promise<void> {
-    await manager.insert(AuditEvent, this.event(type, userId, client));
+    await manager.insert(AuditEvent, this.event(type, userId, client, actorId));
     this.database.afterCommit(manager, () => this.count(type));
   }
 
@@ -71,11 +75,13 @@ export class AuditTrail {
     type: AuditEventType,
     userId: string | null,
     client: ClientInfo | undefined,
+    actorId: string | null = null,
   ): AuditEvent {
     return {
       id: randomUUID(),
       type,
       userId,
+      actorId,
       ip: client?.ip ?? null,
       userAgent: client?.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
       createdAt: new Date(),

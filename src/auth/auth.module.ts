@@ -48,6 +48,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     OriginPolicy,
   ],
   // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
-  exports: [OriginPolicy],
+  // Account management also confirms passwords, clears cookies and sends the reset mail.
+  exports: [OriginPolicy, PasswordHasher, AuthCookies, EmailFlowsService],
 })
 export class AuthModule {}

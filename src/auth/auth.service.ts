@@ -123,6 +123,11 @@ export class AuthService {
       await this.audit.recordAlone('login_failed', user?.id ?? null, client);
       throw new AppException('LOGIN_FAILED');
     }
+    // Said only to whoever knows the password: a guesser learns nothing from a disabled account.
+    if (user.disabledAt) {
+      await this.audit.recordAlone('login_failed', user.id, client);
+      throw new AppException('ACCOUNT_DISABLED');
+    }
     const started = await this.refreshTokens.start(user.id, user.passwordHash, client);
     if (!started) throw new AppException('LOGIN_FAILED');
     await this.backoff.succeeded(input.email);

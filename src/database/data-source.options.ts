@@ -10,6 +10,7 @@ import { PurgeIndexes1763856000000 } from './migrations/1763856000000-purge-inde
 import { RetiredSessionsIndex1763942400000 } from './migrations/1763942400000-retired-sessions-index';
 import { AuditEvents1764028800000 } from './migrations/1764028800000-audit-events';
 import { LiveSessionsIndexes1764115200000 } from './migrations/1764115200000-live-sessions-indexes';
+import { DisabledAccounts1764374400000 } from './migrations/1764374400000-disabled-accounts';
 
 export const ENTITIES = [User, RefreshSession, VerificationToken, AuditEvent];
 export const MIGRATIONS = [
@@ -18,6 +19,7 @@ export const MIGRATIONS = [
   RetiredSessionsIndex1763942400000,
   AuditEvents1764028800000,
   LiveSessionsIndexes1764115200000,
+  DisabledAccounts1764374400000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

@@ -111,6 +111,7 @@ export class UsersService {
       emailVerified: false,
       verifiedAt: null,
       tokenVersion: 0,
+      disabledAt: null,
       createdAt: now,
       updatedAt: now,
     });

@@ -32,13 +32,14 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
   }
 
   /**
-   * Right signature and kind, and not revoked since: the user's token version still matches.
+   * Right signature and kind, not revoked since (the user's token version still matches), and
+   * the account not disabled (disabling also bumps the version; this holds whatever a token says).
    * A refusal is `null` (passport "fail"), so a guard may go on to its next strategy; only a
    * fault (database down) is thrown.
    */
   async validate(payload: unknown): Promise<User | null> {
     if (!AccessTokensService.isAccessClaims(payload)) return null;
     const user = await this.users.findByIdCached(payload.sub);
-    return user && user.tokenVersion === payload.ver ? user : null;
+    return user && user.tokenVersion === payload.ver && !user.disabledAt ? user : null;
   }
 }
