@@ -32,7 +32,11 @@ class UsageError extends Error {}
 async function main(args: string[]): Promise<string> {
   const email = args[0]?.trim();
   if (!email || args.length > 1) throw new UsageError('Usage: npm run users:promote -- EMAIL');
-  const app = await NestFactory.createApplicationContext(PromoteUserModule, { logger: false });
+  // abortOnError off: Nest would otherwise exit silently (its logger is off) on a bad variable.
+  const app = await NestFactory.createApplicationContext(PromoteUserModule, {
+    logger: false,
+    abortOnError: false,
+  });
   try {
     const directory = app.get(UserDirectory);
     const user = await directory.findByEmail(email);
