@@ -28,6 +28,7 @@ module.exports = {
           '/test/revocation-race',
           '/test/redis-hang',
           '/test/shared-login-backoff',
+          '/test/admin-multi-instance',
         ]),
   ],
   testTimeout: 30000,
