@@ -28,6 +28,12 @@ const USER_ID = ApiParam({
 });
 /** Every route taking an `:id` answers 404 USER_NOT_FOUND for an id no account has. */
 const TARGET = ['USER_NOT_FOUND', ...STORED] as const;
+/**
+ * The 403s of a state-changing route. FORBIDDEN is repeated from the class's
+ * `@Authenticated('admin')`: a route's own 403 (FORBIDDEN_ORIGIN) replaces the class's 403 in
+ * the document rather than adding to it, since class decorators run after the method's.
+ */
+const CHANGE = ['FORBIDDEN', 'FORBIDDEN_ORIGIN'] as const;
 
 /**
  * Administration of accounts, for `role: admin` only (403 FORBIDDEN to anyone else). The first
@@ -93,7 +99,7 @@ export class AdminUsersController {
       '`role_changed` when the role changes.',
   })
   @ApiEnvelope(200, 'Role updated', { data: AdminUserDataModel })
-  @ApiErrors('CANNOT_MODIFY_SELF', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...TARGET)
+  @ApiErrors('CANNOT_MODIFY_SELF', ...CHANGE, ...JSON_BODY, ...TARGET)
   async setUserRole(
     @RequestUser() admin: User,
     @Param('id') id: string,
@@ -118,7 +124,7 @@ export class AdminUsersController {
       'cannot disable their own account: 409 CANNOT_MODIFY_SELF. Records `account_disabled`.',
   })
   @ApiEnvelope(200, 'Account disabled', { data: AdminUserDataModel })
-  @ApiErrors('CANNOT_MODIFY_SELF', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...TARGET)
+  @ApiErrors('CANNOT_MODIFY_SELF', ...CHANGE, ...ANY_BODY, ...TARGET)
   async disableUser(
     @RequestUser() admin: User,
     @Param('id') id: string,
@@ -139,7 +145,7 @@ export class AdminUsersController {
       'ended. Enabling an enabled account changes nothing. Records `account_enabled`.',
   })
   @ApiEnvelope(200, 'Account enabled', { data: AdminUserDataModel })
-  @ApiErrors('FORBIDDEN_ORIGIN', ...ANY_BODY, ...TARGET)
+  @ApiErrors(...CHANGE, ...ANY_BODY, ...TARGET)
   async enableUser(
     @RequestUser() admin: User,
     @Param('id') id: string,
@@ -160,7 +166,7 @@ export class AdminUsersController {
       'logout does; the user can log in again. Records `sessions_ended`.',
   })
   @ApiEnvelope(200, 'Sessions ended')
-  @ApiErrors('FORBIDDEN_ORIGIN', ...ANY_BODY, ...TARGET)
+  @ApiErrors(...CHANGE, ...ANY_BODY, ...TARGET)
   async endUserSessions(
     @RequestUser() admin: User,
     @Param('id') id: string,
@@ -182,7 +188,7 @@ export class AdminUsersController {
       'APP_ORIGINS. Records `password_reset_requested` with the administrator as actor.',
   })
   @ApiEnvelope(200, 'Password reset email sent')
-  @ApiErrors('EMAIL_SERVICE_ERROR', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...TARGET)
+  @ApiErrors('EMAIL_SERVICE_ERROR', ...CHANGE, ...JSON_BODY, ...TARGET)
   async sendUserPasswordReset(
     @RequestUser() admin: User,
     @Param('id') id: string,
@@ -205,7 +211,7 @@ export class AdminUsersController {
       'their own account here: 409 CANNOT_MODIFY_SELF.',
   })
   @ApiEnvelope(200, 'User deleted')
-  @ApiErrors('CANNOT_MODIFY_SELF', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...TARGET)
+  @ApiErrors('CANNOT_MODIFY_SELF', ...CHANGE, ...ANY_BODY, ...TARGET)
   async deleteUser(
     @RequestUser() admin: User,
     @Param('id') id: string,
