@@ -117,20 +117,20 @@ describe('npm run users:promote -- EMAIL', () => {
 
     // On MariaDB the instance kept running: Redis told it at once. On SQLite it restarted.
     const access =
-      database.kind === 'mysql' ? session.access : (await login(t!, credentials)).access;
-    const listed = await t!
+      database.kind === 'mysql' ? session.access : (await login(t, credentials)).access;
+    const listed = await t
       .http()
       .get('/api/v1/admin/users')
       .set('Authorization', `Bearer ${access}`)
       .expect(200);
     expect(listed.body.data.total).toBe(2);
-    await t!
+    await t
       .http()
       .post(`/api/v1/admin/users/${other.user.id}/disable`)
       .set('Authorization', `Bearer ${access}`)
       .expect(200);
 
-    const events = await t!.dataSource
+    const events = await t.dataSource
       .getRepository(AuditEvent)
       .find({ where: { userId: session.user.id, type: 'role_changed' } });
     expect(events).toEqual([expect.objectContaining({ actorId: null, ip: null })]);
