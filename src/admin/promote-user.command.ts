@@ -55,7 +55,9 @@ async function main(args: string[]): Promise<string> {
           'would overwrite this change; run the command while the service is stopped.\n',
       );
     }
-    return `${user.email} (${user.id}) is now an admin`;
+    // Promoting does not enable: that stays an administrator's decision, and is on record.
+    const disabled = user.disabledAt ? ' (the account is disabled: enable it to log in)' : '';
+    return `${user.email} (${user.id}) is now an admin${disabled}`;
   } finally {
     await app.close();
   }
