@@ -32,6 +32,7 @@ module.exports = {
           '/test/redis-hang',
           '/test/shared-login-backoff',
           '/test/account-instances',
+          '/test/admin-multi-instance',
         ]),
   ],
   testTimeout: 30000,

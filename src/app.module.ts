@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AccountRemovalModule } from './account-removal/account-removal.module';
+import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ThrottlingModule } from './common/throttling/throttling.module';
@@ -30,6 +32,8 @@ import { SessionsModule } from './sessions/sessions.module';
     AuthModule,
     AccountModule,
     SessionsModule,
+    AccountRemovalModule,
+    AdminModule,
     HealthModule,
     MetricsModule,
     JwksModule,

@@ -12,6 +12,7 @@ import {
   registerAndLogin,
   uniqueUser,
 } from './support/auth-helpers';
+import { UserDirectory } from '../src/users/user-directory.service';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 
 /**
@@ -146,6 +147,8 @@ const PROVEN_ELSEWHERE: Record<string, string[]> = { 'GET /metrics': ['404'] };
 describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)', () => {
   let t: TestApp;
   let session: LoggedIn;
+  /** An administrator, promoted through the directory (the API never makes one). */
+  let admin: LoggedIn;
   /** A registered account whose email is not verified yet. */
   let unverified: { email: string; username: string; password: string };
 
@@ -157,6 +160,8 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     await json('/api/v1/auth/verify-email', { token: mail.token }).expect(200);
     unverified = uniqueUser('unverified');
     await t.http().post('/api/v1/auth/register').send(unverified).expect(201);
+    admin = await registerAndLogin(t, uniqueUser('admin'));
+    await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
   });
   afterAll(() => t?.close());
 
@@ -207,7 +212,34 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     return { token: (await newest(newEmail)).token, newEmail };
   };
 
+  type Method = 'get' | 'post' | 'patch' | 'delete';
+  /** A request with a bearer token: the administrator's, the plain user's, or none. */
+  const by = (who: LoggedIn | undefined, method: Method, path: string) => {
+    const request = http()[method](path);
+    return who ? request.set('Authorization', `Bearer ${who.access}`) : request;
+  };
+  const asAdmin = (method: Method, path: string) => by(admin, method, path);
+  const textTo = (method: Method, path: string) =>
+    asAdmin(method, path).set('Content-Type', 'text/plain').send('plain text');
+  /** A fresh account for a change that uses one up (disable, delete). */
+  const freshUserId = async () => (await registerAndLogin(t)).user.id;
+  const MISSING = '/api/v1/admin/users/user_000000000000000000';
+
   type Case = [expected: number, request: () => PromiseLike<Response>];
+  /** 401 to nobody, 403 FORBIDDEN to a plain user, 404 for an unknown id, 415 for a text body. */
+  const guarded = (method: Method, suffix: string, body?: object): Case[] => [
+    [401, () => by(undefined, method, `/api/v1/admin/users/${session.user.id}${suffix}`)],
+    [403, () => by(session, method, `/api/v1/admin/users/${session.user.id}${suffix}`)],
+    // A valid body, so the unknown id is what is refused.
+    [
+      404,
+      () =>
+        body
+          ? asAdmin(method, `${MISSING}${suffix}`).send(body)
+          : asAdmin(method, `${MISSING}${suffix}`),
+    ],
+    ...(method === 'get' ? [] : [[415, () => textTo(method, `${MISSING}${suffix}`)] as Case]),
+  ];
   const emailCases = (path: string): Case[] => [
     [400, () => json(path, {})],
     [400, () => json(path, { email: 'not-an-address' })],
@@ -401,6 +433,73 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     'GET /api/v1/users/me': () => [
       [200, () => bearer(http().get('/api/v1/users/me'))],
       [401, () => http().get('/api/v1/users/me')],
+    ],
+    'DELETE /api/v1/users/me': () => [
+      [
+        200,
+        async () => {
+          const owner = await registerAndLogin(t);
+          return by(owner, 'delete', '/api/v1/users/me').send({ password: PASSWORD });
+        },
+      ],
+      [400, () => by(session, 'delete', '/api/v1/users/me').send({})],
+      [401, () => by(undefined, 'delete', '/api/v1/users/me').send({ password: PASSWORD })],
+      [403, () => by(session, 'delete', '/api/v1/users/me').send({ password: 'wrong-password' })],
+      [415, () => textTo('delete', '/api/v1/users/me')],
+    ],
+    'GET /api/v1/admin/users': () => [
+      [200, () => asAdmin('get', '/api/v1/admin/users?search=admin&page=1&pageSize=5')],
+      [400, () => asAdmin('get', '/api/v1/admin/users?pageSize=0')],
+      [401, () => http().get('/api/v1/admin/users')],
+      [403, () => bearer(http().get('/api/v1/admin/users'))],
+    ],
+    'GET /api/v1/admin/users/{id}': () => [
+      [200, () => asAdmin('get', `/api/v1/admin/users/${session.user.id}`)],
+      ...guarded('get', ''),
+    ],
+    'PATCH /api/v1/admin/users/{id}/role': () => [
+      [
+        200,
+        async () =>
+          asAdmin('patch', `/api/v1/admin/users/${await freshUserId()}/role`).send({
+            role: 'admin',
+          }),
+      ],
+      [400, () => asAdmin('patch', `${MISSING}/role`).send({ role: 'owner' })],
+      [
+        409,
+        () => asAdmin('patch', `/api/v1/admin/users/${admin.user.id}/role`).send({ role: 'user' }),
+      ],
+      ...guarded('patch', '/role', { role: 'admin' }),
+    ],
+    'POST /api/v1/admin/users/{id}/disable': () => [
+      [200, async () => asAdmin('post', `/api/v1/admin/users/${await freshUserId()}/disable`)],
+      [409, () => asAdmin('post', `/api/v1/admin/users/${admin.user.id}/disable`)],
+      ...guarded('post', '/disable'),
+    ],
+    'POST /api/v1/admin/users/{id}/enable': () => [
+      [200, async () => asAdmin('post', `/api/v1/admin/users/${await freshUserId()}/enable`)],
+      ...guarded('post', '/enable'),
+    ],
+    'POST /api/v1/admin/users/{id}/sessions/end': () => [
+      [200, async () => asAdmin('post', `/api/v1/admin/users/${await freshUserId()}/sessions/end`)],
+      ...guarded('post', '/sessions/end'),
+    ],
+    'POST /api/v1/admin/users/{id}/password-reset': () => [
+      [200, () => asAdmin('post', `/api/v1/admin/users/${session.user.id}/password-reset`)],
+      [
+        400,
+        () =>
+          asAdmin('post', `/api/v1/admin/users/${session.user.id}/password-reset`).send({
+            applicationUrl: 'https://evil.example.net/reset',
+          }),
+      ],
+      ...guarded('post', '/password-reset'),
+    ],
+    'DELETE /api/v1/admin/users/{id}': () => [
+      [200, async () => asAdmin('delete', `/api/v1/admin/users/${await freshUserId()}`)],
+      [409, () => asAdmin('delete', `/api/v1/admin/users/${admin.user.id}`)],
+      ...guarded('delete', ''),
     ],
     'GET /api/v1/users/me/sessions': () => [
       [200, () => bearer(http().get('/api/v1/users/me/sessions'))],

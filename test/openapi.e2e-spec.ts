@@ -107,10 +107,10 @@ describe('OpenAPI', () => {
     for (const [path, operations] of Object.entries(COMMITTED.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const requests =
-          method === 'post'
+          method === 'post' || method === 'patch' || method === 'delete'
             ? [
-                t.http().post(path).send({}),
-                t.http().post(path).set('Content-Type', 'text/plain').send('plain text'),
+                t.http()[method](path).send({}),
+                t.http()[method](path).set('Content-Type', 'text/plain').send('plain text'),
               ]
             : // GET, and the other methods without a body (DELETE).
               [t.http()[method as 'get' | 'delete'](path)];

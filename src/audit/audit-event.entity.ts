@@ -13,6 +13,13 @@ export const AUDIT_EVENT_TYPES = [
   'profile_updated',
   'email_change_requested',
   'email_changed',
+  // Administration (actor_id names the administrator; null for the operator's promote command).
+  'role_changed',
+  'account_disabled',
+  'account_enabled',
+  'sessions_ended',
+  // By an administrator, or by the user (actor_id null).
+  'account_deleted',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
@@ -29,6 +36,10 @@ export class AuditEvent {
   /** Null for a failed login with an email no account has. */
   @Column({ name: 'user_id', type: 'varchar', length: 32, nullable: true })
   userId!: string | null;
+
+  /** The administrator who acted on `userId`; null when the user acted, or for an operator command. */
+  @Column({ name: 'actor_id', type: 'varchar', length: 32, nullable: true })
+  actorId!: string | null;
 
   /** The client IP as TRUST_PROXY lets the service see it. */
   @Column({ type: 'varchar', length: 45, nullable: true })

@@ -20,17 +20,21 @@ export class AuditTrail {
   ) {}
 
   /**
-   * Inside the caller's transaction; counted in the metrics once it has committed. `sessionId`:
-   * the session (refresh-token family) the event ended, where it ended one.
+   * Inside the caller's transaction; counted in the metrics once it has committed. `actorId` is
+   * the administrator acting on `userId`'s account (null when the user acted, or the operator's
+   * command did); `sessionId` the session (refresh-token family) the event ended, if it ended one.
    */
   async record(
     manager: EntityManager,
     type: AuditEventType,
     userId: string | null,
     client: ClientInfo | undefined,
-    sessionId: string | null = null,
+    links: { actorId?: string | null; sessionId?: string | null } = {},
   ): Promise<void> {
-    await manager.insert(AuditEvent, { ...this.event(type, userId, client), sessionId });
+    await manager.insert(AuditEvent, {
+      ...this.event(type, userId, client, links.actorId ?? null),
+      sessionId: links.sessionId ?? null,
+    });
     this.database.afterCommit(manager, () => this.count(type));
   }
 
@@ -75,11 +79,13 @@ export class AuditTrail {
     type: AuditEventType,
     userId: string | null,
     client: ClientInfo | undefined,
+    actorId: string | null = null,
   ): AuditEvent {
     return {
       id: randomUUID(),
       type,
       userId,
+      actorId,
       ip: client?.ip ?? null,
       userAgent: storedUserAgent(client),
       sessionId: null,

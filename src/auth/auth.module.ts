@@ -49,9 +49,8 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     OriginPolicy,
   ],
   // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
-  // The account module also signs its caller in again, checks passwords and emailed-link URLs
-  // the way login and the email flows do; a route that ends the caller's own session clears the
-  // cookies as logout does.
-  exports: [OriginPolicy, AuthCookies, PasswordHasher, ApplicationUrlPolicy],
+  // Account management also confirms passwords, checks emailed-link URLs, sends the reset mail,
+  // and clears the cookies of a session it ends, as login, the email flows and logout do.
+  exports: [OriginPolicy, AuthCookies, PasswordHasher, ApplicationUrlPolicy, EmailFlowsService],
 })
 export class AuthModule {}

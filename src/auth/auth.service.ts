@@ -124,6 +124,11 @@ export class AuthService {
       await this.audit.recordAlone('login_failed', user?.id ?? null, client);
       throw new AppException('LOGIN_FAILED');
     }
+    // Said only to whoever knows the password: a guesser learns nothing from a disabled account.
+    if (user.disabledAt) {
+      await this.audit.recordAlone('login_failed', user.id, client);
+      throw new AppException('ACCOUNT_DISABLED');
+    }
     const started = await this.refreshTokens.start(user.id, user.passwordHash, client);
     if (!started) throw new AppException('LOGIN_FAILED');
     await this.backoff.succeeded(input.email);
@@ -180,12 +185,12 @@ export class AuthService {
         if (!(await this.revocation.endSession(manager, userId, session!))) {
           throw new AppException('INVALID_TOKEN');
         }
-        await this.audit.record(manager, 'logout', userId, client, session);
+        await this.audit.record(manager, 'logout', userId, client, { sessionId: session });
         return 0;
       }
       const ended = await this.revocation.endOtherSessions(manager, userId, session!);
       for (const other of ended) {
-        await this.audit.record(manager, 'session_ended', userId, client, other);
+        await this.audit.record(manager, 'session_ended', userId, client, { sessionId: other });
       }
       return ended.length;
     });

@@ -72,10 +72,34 @@ export class EmailFlowsService {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.users.findByEmail(email);
     if (!user) throw new AppException('USER_NOT_FOUND');
+    await this.mailPasswordReset(user, url, client, null);
+  }
+
+  /**
+   * The same reset mail, sent by an administrator (`actorId`) to an account they picked by id.
+   * A disabled account gets it too: the reset sets a password and ends the sessions, but never
+   * enables the account again.
+   */
+  async sendPasswordReset(
+    user: User,
+    applicationUrl: string | undefined,
+    client: ClientInfo,
+    actorId: string,
+  ): Promise<void> {
+    const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    await this.mailPasswordReset(user, url, client, actorId);
+  }
+
+  private async mailPasswordReset(
+    user: User,
+    url: string | undefined,
+    client: ClientInfo | undefined,
+    actorId: string | null,
+  ): Promise<void> {
     const token = await this.sendToken(user, 'password_reset', url, client);
     await this.database.transaction(async (manager) => {
       await this.tokens.retireOlder(manager, user.id, 'password_reset', token);
-      await this.audit.record(manager, 'password_reset_requested', user.id, client);
+      await this.audit.record(manager, 'password_reset_requested', user.id, client, { actorId });
     });
   }
 

@@ -12,6 +12,7 @@ import { AuditEvents1764028800000 } from './migrations/1764028800000-audit-event
 import { LiveSessionsIndexes1764115200000 } from './migrations/1764115200000-live-sessions-indexes';
 import { AccountProfile1764201600000 } from './migrations/1764201600000-account-profile';
 import { SessionDetails1764288000000 } from './migrations/1764288000000-session-details';
+import { DisabledAccounts1764374400000 } from './migrations/1764374400000-disabled-accounts';
 
 export const ENTITIES = [User, RefreshSession, VerificationToken, AuditEvent];
 export const MIGRATIONS = [
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   LiveSessionsIndexes1764115200000,
   AccountProfile1764201600000,
   SessionDetails1764288000000,
+  DisabledAccounts1764374400000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

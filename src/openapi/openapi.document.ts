@@ -36,6 +36,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('auth', 'Registration, login, token refresh and checks, logout')
     .addTag('email', 'Email verification and password reset, their aliases and link pages')
     .addTag('users', 'The signed-in user')
+    .addTag('admin', 'Administration of accounts (role admin)')
     .addTag('tokens', 'Key set and metadata for services that verify access tokens')
     .addTag('operations', 'Liveness, readiness and Prometheus metrics')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER)

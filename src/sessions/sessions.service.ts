@@ -53,7 +53,7 @@ export class SessionsService {
   async end(userId: string, sessionId: string, client: ClientInfo): Promise<void> {
     const ended = await this.database.transaction(async (manager) => {
       if (!(await this.revocation.endSession(manager, userId, sessionId))) return false;
-      await this.audit.record(manager, 'session_ended', userId, client, sessionId);
+      await this.audit.record(manager, 'session_ended', userId, client, { sessionId });
       return true;
     });
     if (!ended) throw new AppException('SESSION_NOT_FOUND');
@@ -64,7 +64,7 @@ export class SessionsService {
     return this.database.transaction(async (manager) => {
       const ended = await this.revocation.endOtherSessions(manager, userId, keepSessionId);
       for (const sessionId of ended) {
-        await this.audit.record(manager, 'session_ended', userId, client, sessionId);
+        await this.audit.record(manager, 'session_ended', userId, client, { sessionId });
       }
       return ended.length;
     });

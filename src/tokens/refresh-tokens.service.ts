@@ -70,7 +70,8 @@ export class RefreshTokensService {
     return this.database.transaction(async (manager) => {
       if ((await this.users.passwordHashShared(manager, userId)) !== checkedHash) return null;
       const user = await manager.findOneBy(User, { id: userId });
-      if (!user) return null;
+      // Disabled meanwhile (the login checked it before hashing): no session for it.
+      if (!user || user.disabledAt) return null;
       const refresh = await this.insert(
         manager,
         userId,
@@ -111,7 +112,8 @@ export class RefreshTokensService {
       // row too (sessions first, then the user), so none can commit in between, and the access
       // token signed from this user cannot outlive a logout.
       const user = await this.users.findForTokenCheck(manager, claims.sub);
-      return user ? { ...result, user } : { outcome: 'invalid' };
+      // Disabling revokes every session too; this refusal holds even for one it missed.
+      return user && !user.disabledAt ? { ...result, user } : { outcome: 'invalid' };
     });
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
 import { normalizeUsername } from './identity.normalizer';
@@ -24,9 +25,11 @@ export interface ListOptions {
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * What a user-management module needs: find, list and search, change a username, set a role.
- * Every change clears the user from the token-check caches of every instance, as a logout does.
- * Authorisation is the caller's: guard management routes with `@Authenticated('admin')`.
+ * What a user-management module needs: find, list and search, change a username, set a role,
+ * disable an account. Every change clears the user from the token-check caches of every
+ * instance, as a logout does. Authorisation is the caller's: guard management routes with
+ * `@Authenticated('admin')`. The `…In(manager, …)` forms run inside the caller's transaction, so a
+ * change and its audit event commit together.
  */
 @Injectable()
 export class UserDirectory {
@@ -37,6 +40,20 @@ export class UserDirectory {
 
   find(id: string): Promise<User | null> {
     return this.users.findById(id);
+  }
+
+  /** Case-insensitively and normalised, as login finds it. */
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findByEmail(email);
+  }
+
+  /**
+   * The user, its row held until the caller's transaction ends (MySQL), so two administrators
+   * acting on one account at once act one after the other. Callers that also revoke sessions
+   * must revoke them first: sessions are locked before the user row everywhere.
+   */
+  findForUpdate(manager: EntityManager, id: string): Promise<User | null> {
+    return manager.findOne(User, { where: { id }, lock: this.database.rowLock });
   }
 
   /** Newest first, then by id, so pages are stable. */
@@ -78,15 +95,34 @@ export class UserDirectory {
   }
 
   setRole(id: string, role: Role): Promise<User | null> {
-    return this.update(id, { role });
+    return this.database.transaction((manager) => this.setRoleIn(manager, id, role));
+  }
+
+  setRoleIn(manager: EntityManager, id: string, role: Role): Promise<User | null> {
+    return this.updateIn(manager, id, { role });
+  }
+
+  /**
+   * Sets or clears `disabled_at`. Disabling alone does not end the sessions: the caller revokes
+   * them in the same transaction (RevocationService), and the token checks refuse a disabled
+   * user whatever its tokens say.
+   */
+  setDisabledIn(manager: EntityManager, id: string, disabledAt: Date | null): Promise<User | null> {
+    return this.updateIn(manager, id, { disabledAt });
+  }
+
+  private async updateIn(
+    manager: EntityManager,
+    id: string,
+    fields: Partial<User>,
+  ): Promise<User | null> {
+    if (!(await manager.existsBy(User, { id }))) return null;
+    this.users.changed(manager, id);
+    await manager.update(User, { id }, { ...fields, updatedAt: new Date() });
+    return manager.findOneBy(User, { id });
   }
 
   private update(id: string, fields: Partial<User>): Promise<User | null> {
-    return this.database.transaction(async (manager) => {
-      if (!(await manager.existsBy(User, { id }))) return null;
-      this.users.changed(manager, id);
-      await manager.update(User, { id }, { ...fields, updatedAt: new Date() });
-      return manager.findOneBy(User, { id });
-    });
+    return this.database.transaction((manager) => this.updateIn(manager, id, fields));
   }
 }

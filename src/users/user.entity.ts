@@ -49,6 +49,10 @@ export class User {
   @Column({ name: 'token_version', type: 'int' })
   tokenVersion!: number;
 
+  /** Set by an administrator: the account cannot log in or refresh, its tokens are refused. */
+  @Column({ name: 'disabled_at', type: 'datetime', nullable: true })
+  disabledAt!: Date | null;
+
   @Column({ name: 'created_at', type: 'datetime' })
   createdAt!: Date;
 

@@ -156,6 +156,7 @@ export class UsersService {
       emailVerified: false,
       verifiedAt: null,
       tokenVersion: 0,
+      disabledAt: null,
       createdAt: now,
       updatedAt: now,
     });

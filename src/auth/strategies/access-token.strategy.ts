@@ -34,15 +34,16 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
   }
 
   /**
-   * Right signature and kind, and not revoked since: the user's token version still matches and
-   * the session the token was issued to (`sid`) has not been ended.
+   * Right signature and kind, not revoked since (the user's token version still matches), the
+   * session the token was issued to (`sid`) not ended, and the account not disabled (disabling
+   * also bumps the version; this holds whatever a token says).
    * A refusal is `null` (passport "fail"), so a guard may go on to its next strategy; only a
    * fault (database down) is thrown.
    */
   async validate(req: HttpRequest, payload: unknown): Promise<User | null> {
     if (!AccessTokensService.isAccessClaims(payload)) return null;
     const user = await this.users.findForAccessCheck(payload.sub, payload.sid);
-    if (!user || user.tokenVersion !== payload.ver) return null;
+    if (!user || user.tokenVersion !== payload.ver || user.disabledAt) return null;
     // For the routes that act on "this session" (logout's scopes, the sessions list).
     req.sessionId = payload.sid;
     return user;

@@ -20,6 +20,11 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN_ORIGIN: { status: 403, message: 'Requests from this origin are not allowed' },
   FORBIDDEN: { status: 403, message: 'Your role does not allow this' },
   INVALID_PASSWORD: { status: 403, message: 'The current password is wrong' },
+  ACCOUNT_DISABLED: { status: 403, message: 'This account has been disabled' },
+  CANNOT_MODIFY_SELF: {
+    status: 409,
+    message: 'Administrators cannot disable, demote or delete their own account here',
+  },
   NOT_FOUND: { status: 404, message: 'Route not found' },
   SESSION_NOT_FOUND: { status: 404, message: 'No such session of yours is active' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { ClientInfo } from '../common/http/request-context';
+import { Database } from '../database/database.service';
+import { RefreshSession } from '../tokens/refresh-session.entity';
+import { VerificationToken } from '../tokens/verification-token.entity';
+import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+
+/**
+ * Deletes an account, by its owner (`DELETE /users/me`) or by an administrator: the user row, its
+ * refresh sessions and its emailed tokens, in one transaction, so nothing half-deleted stays.
+ * The audit trail keeps every event (it has no foreign key to users) and gains
+ * `account_deleted`. Once committed, the user's generation is bumped before the answer, so a
+ * live access token is refused by the next check on every instance; the email and username
+ * are free for a new registration.
+ */
+@Injectable()
+export class AccountRemoval {
+  constructor(
+    private readonly database: Database,
+    private readonly users: UsersService,
+    private readonly audit: AuditTrail,
+  ) {}
+
+  /** False when no account has this id (nothing changed). `actorId`: the administrator, if any. */
+  remove(userId: string, client: ClientInfo, actorId: string | null = null): Promise<boolean> {
+    return this.database.transaction(async (manager) => {
+      // Sessions before the user row, as every revocation does, so the two never deadlock; a
+      // login that commits a session meanwhile waits on the row and goes with it (cascade).
+      await manager.delete(RefreshSession, { userId });
+      await manager.delete(VerificationToken, { userId });
+      const deleted = await manager.delete(User, { id: userId });
+      if (!deleted.affected) return false;
+      this.users.changed(manager, userId);
+      await this.audit.record(manager, 'account_deleted', userId, client, { actorId });
+      return true;
+    });
+  }
+}

@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, HttpCode, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PasswordHasher } from '../auth/hashing/password-hasher.service';
+import { AuthCookies } from '../auth/auth-cookies.service';
+import { Authenticated } from '../auth/decorators/authenticated.decorator';
+import { AppException } from '../common/errors/app.exception';
+import { Envelope, ok } from '../common/http/envelope';
+import { HttpResponse } from '../common/http/http-request';
+import { Client, ClientInfo } from '../common/http/request-context';
+import { RequestUser } from '../common/http/request-user.decorator';
+import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
+import {
+  ApiEnvelope,
+  ApiErrors,
+  CLEAR_COOKIES,
+  JSON_BODY,
+  STORED,
+} from '../openapi/api-responses.decorator';
+import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { AccountRemoval } from './account-removal.service';
+import { DeleteAccountDto } from './dto/delete-account.dto';
+
+/** The signed-in user deletes their own account, confirmed by the current password. */
+@ApiTags('users')
+@Controller('users')
+export class OwnAccountController {
+  constructor(
+    private readonly users: UsersService,
+    private readonly hasher: PasswordHasher,
+    private readonly removal: AccountRemoval,
+    private readonly cookies: AuthCookies,
+  ) {}
+
+  @Delete('me')
+  @HttpCode(200)
+  @Authenticated()
+  // A stolen access token must not buy unlimited password guesses.
+  @StrictThrottle()
+  @ApiOperation({
+    operationId: 'deleteAccount',
+    summary: 'Delete my account (confirmed by the current password)',
+    description:
+      'Deletes the account, its sessions and its emailed tokens at once; every access token of ' +
+      'it is refused from then on, on every instance, and the cookies are cleared. The email ' +
+      'and username can be registered again. The audit trail keeps the account’s events and ' +
+      'records `account_deleted`. A wrong password is 403 INVALID_PASSWORD (not 401, which ' +
+      'would make a browser client refresh and retry). Takes the strict rate limit of login.',
+  })
+  @ApiEnvelope(200, 'Account deleted', { headers: CLEAR_COOKIES })
+  @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
+  async deleteAccount(
+    @RequestUser() user: User,
+    @Body() body: DeleteAccountDto,
+    @Res({ passthrough: true }) res: HttpResponse,
+    @Client() client: ClientInfo,
+  ): Promise<Envelope> {
+    // The hash as stored now, not the token check's cached copy.
+    const current = await this.users.findById(user.id);
+    if (!current || !(await this.hasher.verify(body.password, current.passwordHash))) {
+      throw new AppException('INVALID_PASSWORD');
+    }
+    await this.removal.remove(user.id, client);
+    this.cookies.clear(res);
+    return ok('Account deleted');
+  }
+}

@@ -1,0 +1,45 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PublicUser, publicUser } from '../users/user.view';
+import { User } from '../users/user.entity';
+
+/** A user as administrators see it: the public view, whether it is disabled, when it changed. */
+export class AdminUserView extends PublicUser {
+  @ApiProperty({ description: 'True while the account cannot log in (see disabled_at).' })
+  disabled!: boolean;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  disabled_at!: string | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  verified_at!: string | null;
+}
+
+export class AdminUserDataModel {
+  @ApiProperty({ type: AdminUserView })
+  user!: AdminUserView;
+}
+
+/** One page of `GET /admin/users`: newest first, then by id. */
+export class AdminUserPageModel {
+  @ApiProperty({ type: [AdminUserView] })
+  users!: AdminUserView[];
+
+  @ApiProperty({ description: 'The page answered, from 1.', example: 1 })
+  page!: number;
+
+  @ApiProperty({ description: 'Users per page (1 to 100).', example: 20 })
+  page_size!: number;
+
+  @ApiProperty({ description: 'Users matching the search, on every page.', example: 42 })
+  total!: number;
+}
+
+export function adminUserView(user: User): AdminUserView {
+  return {
+    ...publicUser(user),
+    disabled: user.disabledAt !== null,
+    disabled_at: user.disabledAt?.toISOString() ?? null,
+    verified_at: user.verifiedAt?.toISOString() ?? null,
+    updated_at: user.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { AccountRemoval } from '../account-removal/account-removal.service';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { EmailFlowsService } from '../auth/email-flows.service';
+import { AppException } from '../common/errors/app.exception';
+import { ClientInfo } from '../common/http/request-context';
+import { Database } from '../database/database.service';
+import { RevocationService } from '../tokens/revocation.service';
+import { ListOptions, UserDirectory, UserPage } from '../users/user-directory.service';
+import { Role, User } from '../users/user.entity';
+
+/**
+ * What an administrator does to accounts. Each change and its audit event (naming the
+ * administrator as `actor_id`) commit together; each gives the user a new generation after the
+ * commit, so every instance's next token check sees it. An administrator cannot disable,
+ * demote or delete their own account here: the last one could otherwise lock everyone out.
+ */
+@Injectable()
+export class AdminUsersService {
+  constructor(
+    private readonly database: Database,
+    private readonly directory: UserDirectory,
+    private readonly revocation: RevocationService,
+    private readonly audit: AuditTrail,
+    private readonly removal: AccountRemoval,
+    private readonly emailFlows: EmailFlowsService,
+  ) {}
+
+  list(options: ListOptions): Promise<UserPage> {
+    return this.directory.list(options);
+  }
+
+  async get(id: string): Promise<User> {
+    return (await this.directory.find(id)) ?? notFound();
+  }
+
+  /** Unchanged when the user has the role already (no event). */
+  setRole(admin: User, id: string, role: Role, client: ClientInfo): Promise<User> {
+    if (role !== 'admin') refuseSelf(admin, id, 'demote');
+    return this.database.transaction(async (manager) => {
+      const user = (await this.directory.findForUpdate(manager, id)) ?? notFound();
+      if (user.role === role) return user;
+      const updated = (await this.directory.setRoleIn(manager, id, role)) ?? notFound();
+      await this.audit.record(manager, 'role_changed', id, client, { actorId: admin.id });
+      return updated;
+    });
+  }
+
+  /**
+   * Ends every session and access token of the user at once and keeps it from logging in or
+   * refreshing until enabled again. Disabling a disabled account changes nothing.
+   */
+  disable(admin: User, id: string, client: ClientInfo): Promise<User> {
+    refuseSelf(admin, id, 'disable');
+    return this.database.transaction(async (manager) => {
+      // Not locked yet: sessions are locked before the user row, the order of every revocation.
+      const user = (await manager.findOneBy(User, { id })) ?? notFound();
+      if (user.disabledAt !== null) return user;
+      await this.revocation.revokeEverything(id, manager);
+      const updated = (await this.directory.setDisabledIn(manager, id, new Date())) ?? notFound();
+      await this.audit.record(manager, 'account_disabled', id, client, { actorId: admin.id });
+      return updated;
+    });
+  }
+
+  /** The user may log in again (with the password it has); its old sessions stay ended. */
+  enable(admin: User, id: string, client: ClientInfo): Promise<User> {
+    return this.database.transaction(async (manager) => {
+      const user = (await this.directory.findForUpdate(manager, id)) ?? notFound();
+      if (user.disabledAt === null) return user;
+      const updated = (await this.directory.setDisabledIn(manager, id, null)) ?? notFound();
+      await this.audit.record(manager, 'account_enabled', id, client, { actorId: admin.id });
+      return updated;
+    });
+  }
+
+  /** Every refresh and access token of the user, on every device, as a logout does. */
+  endSessions(admin: User, id: string, client: ClientInfo): Promise<void> {
+    return this.database.transaction(async (manager) => {
+      if (!(await manager.existsBy(User, { id }))) notFound();
+      await this.revocation.revokeEverything(id, manager);
+      await this.audit.record(manager, 'sessions_ended', id, client, { actorId: admin.id });
+    });
+  }
+
+  async sendPasswordReset(
+    admin: User,
+    id: string,
+    applicationUrl: string | undefined,
+    client: ClientInfo,
+  ): Promise<void> {
+    const user = await this.get(id);
+    await this.emailFlows.sendPasswordReset(user, applicationUrl, client, admin.id);
+  }
+
+  async delete(admin: User, id: string, client: ClientInfo): Promise<void> {
+    refuseSelf(admin, id, 'delete');
+    if (!(await this.removal.remove(id, client, admin.id))) notFound();
+  }
+}
+
+function notFound(): never {
+  throw new AppException('USER_NOT_FOUND', { message: 'No user has this id' });
+}
+
+function refuseSelf(admin: User, id: string, action: 'disable' | 'demote' | 'delete'): void {
+  if (admin.id !== id) return;
+  throw new AppException('CANNOT_MODIFY_SELF', {
+    message: `Administrators cannot ${action} their own account; another administrator can`,
+  });
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { AccountRemovalModule } from '../account-removal/account-removal.module';
+import { AuditModule } from '../audit/audit.module';
+import { AuthModule } from '../auth/auth.module';
+import { DatabaseModule } from '../database/database.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { UsersModule } from '../users/users.module';
+import { AdminUsersController } from './admin-users.controller';
+import { AdminUsersService } from './admin-users.service';
+
+/**
+ * `/admin/users`: AuthModule for what `@Authenticated('admin')` runs and the reset mail,
+ * UsersModule for the directory, TokensModule to end sessions, AccountRemovalModule to delete.
+ */
+@Module({
+  imports: [
+    AccountRemovalModule,
+    AuditModule,
+    AuthModule,
+    DatabaseModule,
+    TokensModule,
+    UsersModule,
+  ],
+  controllers: [AdminUsersController],
+  providers: [AdminUsersService],
+})
+export class AdminModule {}
