@@ -120,6 +120,8 @@ describe('administration of accounts', () => {
         id: made[4],
         email: expect.stringContaining(tag),
         username: expect.stringContaining(tag),
+        name: null,
+        picture: null,
         role: 'user',
         email_verified: false,
         verified_at: null,
