@@ -56,6 +56,8 @@ export class AuthClient {
   private readonly endListeners = new Set<EndListener>();
   private readonly startListeners = new Set<StartListener>();
   private state: SessionState = 'unknown';
+  /** When this tab last saw a session start or renew (here or, by message, in another tab). */
+  private lastSignIn = 0;
 
   constructor(options: AuthClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -78,13 +80,16 @@ export class AuthClient {
    */
   async status(): Promise<SessionStatus> {
     try {
+      let sentAt = Date.now();
       let { data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session');
-      if (!data.user && data.refreshable) {
-        const result = await this.refresher.refresh(Date.now());
+      // As in withSession: another tab's refresh that did not help is followed by one of ours.
+      for (let round = 0; round < 2 && !data.user && data.refreshable; round++) {
+        const result = await this.refresher.refresh(sentAt);
         if (result.outcome === 'failed') return { state: 'unavailable', error: result.error };
-        if (result.outcome === 'refreshed') {
-          ({ data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session'));
-        }
+        if (result.outcome === 'refused') break;
+        sentAt = Date.now();
+        ({ data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session'));
+        if (result.byThisTab) break;
       }
       if (data.user) {
         this.signedIn();
@@ -155,6 +160,7 @@ export class AuthClient {
    * refused refresh ends the session, as an automatic one does.
    */
   async refresh(): Promise<UserResult> {
+    const sentAt = Date.now();
     let response: Response;
     try {
       response = await this.tabs.exclusive(() => this.sendRefresh());
@@ -162,7 +168,7 @@ export class AuthClient {
       if (error instanceof AuthError) throw error;
       throw new AuthError('NETWORK_ERROR', 'Another tab’s refresh did not finish in time', 0);
     }
-    this.afterRefresh(response);
+    this.afterRefresh(response, sentAt);
     return readEnvelope<UserResult>(response);
   }
 
@@ -211,14 +217,16 @@ export class AuthClient {
     return this.call('POST', '/auth/reset-password', { email: input.email });
   }
 
-  /** Sets a new password from a reset token. The service ends every session of the user. */
-  async resetPassword(input: ResetPasswordInput): Promise<MessageEnvelope> {
-    const result = await this.call('POST', '/auth/reset-password', {
+  /**
+   * Sets a new password from a reset token. The service ends every session of the token's user,
+   * who need not be the one signed in here: ask `status()` afterwards to learn whether this
+   * browser's session was among them.
+   */
+  resetPassword(input: ResetPasswordInput): Promise<MessageEnvelope> {
+    return this.call('POST', '/auth/reset-password', {
       token: input.token,
       newPassword: input.newPassword,
     });
-    this.ended('password-reset', true);
-    return result;
   }
 
   /**
@@ -229,7 +237,7 @@ export class AuthClient {
    * network) when a needed refresh failed for a passing reason. The body must be one `Request`
    * can replay (not a one-shot stream with `duplex: 'half'`).
    */
-  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  async fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const request = new Request(input, { ...init, credentials: 'include' });
     return this.withSession(
       () => transport(() => this.send(request.clone()), request.url),
@@ -285,13 +293,19 @@ export class AuthClient {
   }
 
   private async postRefresh(): Promise<RefreshResult> {
+    const sentAt = Date.now();
     let response: Response;
     try {
       response = await this.sendRefresh();
     } catch (error) {
       return { outcome: 'failed', error: asAuthError(error) };
     }
-    this.afterRefresh(response);
+    // Refused, but someone signed in since it left: the old refresh token was replaced by a new
+    // session's, which the retry will use. That session has not ended.
+    if (response.status === 401 && this.lastSignIn > sentAt) {
+      return { outcome: 'refreshed', byThisTab: false };
+    }
+    this.afterRefresh(response, sentAt);
     if (response.ok) return { outcome: 'refreshed', byThisTab: true };
     if (response.status === 401) return { outcome: 'refused' };
     return {
@@ -306,12 +320,12 @@ export class AuthClient {
     return this.request('POST', '/auth/refresh', undefined, {}, signal);
   }
 
-  private afterRefresh(response: Response): void {
+  private afterRefresh(response: Response, sentAt: number): void {
     if (response.ok) {
       this.tabs.noteRefresh(Date.now());
       this.signedIn();
     } else if (response.status === 401) {
-      this.ended('refresh-failed', true);
+      this.ended('refresh-failed', true, sentAt);
     }
   }
 
@@ -348,6 +362,7 @@ export class AuthClient {
 
   private signedIn(): void {
     this.state = 'signed-in';
+    this.lastSignIn = Date.now();
   }
 
   private started(start: SessionStart): void {
@@ -358,18 +373,23 @@ export class AuthClient {
    * Listeners hear of the end of a session this tab knew of, or of one the user ended: a
    * visitor who never signed in has no session to lose.
    */
-  private ended(reason: SessionEndReason, announce: boolean): void {
+  private ended(reason: SessionEndReason, announce: boolean, since = Date.now()): void {
     const previous = this.state;
     if (previous === 'signed-out') return;
     this.state = 'signed-out';
-    if (announce) this.tabs.announce({ type: 'ended', reason });
+    if (announce) this.tabs.announce({ type: 'ended', reason, since });
     if (previous === 'unknown' && reason === 'refresh-failed') return;
     notify(this.endListeners, reason);
   }
 
   /** Another tab signing in makes a session possible again here; listeners hear of it. */
   private heard(message: TabMessage): void {
-    if (message.type === 'ended') return this.ended(message.reason, false);
+    if (message.type === 'ended') {
+      // Ended by a request that left before this tab saw a sign-in: that is another session.
+      if (this.lastSignIn > message.since) return;
+      return this.ended(message.reason, false, message.since);
+    }
+    this.lastSignIn = Date.now();
     if (this.state === 'signed-out') this.state = 'unknown';
     this.started({ source: 'other-tab', user: message.user });
   }

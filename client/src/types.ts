@@ -159,6 +159,4 @@ export type SessionEndReason =
   /** `logout()` in this tab or another tab of the app. */
   | 'logout'
   /** The refresh token was refused: expired, revoked (logout elsewhere, password reset) or reused. */
-  | 'refresh-failed'
-  /** `resetPassword()` succeeded: the service ends every session of the user. */
-  | 'password-reset';
+  | 'refresh-failed';
