@@ -268,3 +268,71 @@ describe('AuthClient: the calls for non-browser clients and the reset variants',
     ]);
   });
 });
+
+describe('AuthClient: tabs that race a refresh', () => {
+  it('does not say "signed out" after waiting for another tab’s refresh that failed', async () => {
+    const service = new FakeService();
+    service.refreshAnswer = 'unavailable';
+    service.holdRefreshes = true;
+    const browser = new FakeBrowser();
+    const [first, second] = [client(service, browser), client(service, browser)];
+
+    const statuses = [first.auth.status(), second.auth.status()];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    service.releaseRefreshes();
+
+    const [a, b] = await Promise.all(statuses);
+    expect(a).toMatchObject({ state: 'unavailable', error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(b).toMatchObject({ state: 'unavailable', error: { code: 'SERVICE_UNAVAILABLE' } });
+  });
+
+  it('does not end a session another tab signed into while a refused refresh was on its way', async () => {
+    const service = new FakeService();
+    const browser = new FakeBrowser();
+    const [first, second] = [client(service, browser), client(service, browser)];
+    await first.auth.login({ email: USER.email, password: 'secret-1' });
+    service.accessGood = false;
+    service.refreshAnswer = 'refuse';
+    service.holdRefreshes = true;
+    const call = first.auth.verifyToken();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+
+    // The refresh token it sent is the old session's; this login replaces it.
+    await second.auth.login({ email: USER.email, password: 'secret-1' });
+    service.releaseRefreshes();
+
+    await expect(call).resolves.toMatchObject({ success: true });
+    expect(first.ended).toEqual([]);
+    expect(second.ended).toEqual([]);
+  });
+});
+
+describe('AuthClient: a password reset', () => {
+  it('ends no session by itself: the token may be another account’s; status() tells', async () => {
+    const service = new FakeService();
+    const browser = new FakeBrowser();
+    const [first, second] = [client(service, browser), client(service, browser)];
+    await first.auth.login({ email: USER.email, password: 'secret-1' });
+    const fetch = () => Promise.resolve(envelope(200, { success: true, message: 'Password set' }));
+    const resetter = new AuthClient({ baseUrl: BASE, fetch, coordination: browser.tab() });
+
+    await resetter.resetPassword({ token: 'someone-elses', newPassword: 'n3w-secret' });
+
+    expect([first.ended, second.ended]).toEqual([[], []]);
+  });
+});
+
+describe('AuthClient.fetch: a URL it cannot parse', () => {
+  it('rejects, never throws before returning a promise', () => {
+    const { auth } = client(new FakeService());
+    let thrown: unknown;
+    let result: Promise<Response> | undefined;
+    try {
+      result = auth.fetch('http://[not a url');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeUndefined();
+    return expect(result).rejects.toMatchObject({ name: 'TypeError' });
+  });
+});

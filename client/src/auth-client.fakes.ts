@@ -20,6 +20,8 @@ export class FakeService {
   refreshCookie = true;
   sessionAnswer: 'ok' | 'unavailable' = 'ok';
   refreshes = 0;
+  /** Counts logins: each starts a session of its own. */
+  session = 0;
   calls: string[] = [];
   bodies: string[] = [];
   private pendingRefresh: Array<() => void> = [];
@@ -35,6 +37,7 @@ export class FakeService {
     }
     switch (path) {
       case '/auth/login':
+        this.session++;
         this.accessGood = true;
         return envelope(200, { success: true, message: 'Login successful', data: { user: USER } });
       case '/auth/logout':
@@ -78,12 +81,14 @@ export class FakeService {
 
   private async refresh(): Promise<Response> {
     this.refreshes++;
+    const session = this.session;
     if (this.holdRefreshes) await new Promise<void>((resolve) => this.pendingRefresh.push(resolve));
     if (this.refreshAnswer === 'unavailable') {
       return envelope(503, { success: false, message: 'later', error: 'SERVICE_UNAVAILABLE' });
     }
     if (this.refreshAnswer === 'refuse') {
-      this.accessGood = false;
+      // A refusal is about the refresh token sent: a login since then started another session.
+      if (this.session === session) this.accessGood = false;
       return envelope(401, { success: false, message: 'expired', error: 'INVALID_TOKEN' });
     }
     this.accessGood = true;

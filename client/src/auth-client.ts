@@ -1,17 +1,24 @@
+import { AdminClient } from './admin-client.js';
 import { AuthError } from './auth-error.js';
 import { readBare, readEnvelope } from './envelope.js';
+import { asAuthError, asUnexpected, isTokenResponse, notify, transport } from './transport.js';
 import { SessionRefresher, type RefreshResult } from './session-refresher.js';
 import { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
 import type {
+  ChangePasswordInput,
   DataEnvelope,
+  EmailChangeInput,
   EmailLinkInput,
   LoginInput,
+  LogoutScope,
   MessageEnvelope,
   PasswordResetRequestInput,
   Profile,
+  ProfileUpdate,
   RegisterInput,
   ResetPasswordInput,
   SessionEndReason,
+  SessionInfo,
   SessionStart,
   SessionStatus,
   TokenResponse,
@@ -55,7 +62,11 @@ export class AuthClient {
   private readonly refresher: SessionRefresher;
   private readonly endListeners = new Set<EndListener>();
   private readonly startListeners = new Set<StartListener>();
+  /** The administration routes, for a user with `role: admin`. */
+  readonly admin: AdminClient;
   private state: SessionState = 'unknown';
+  /** When this tab last saw a session start or renew (here or, by message, in another tab). */
+  private lastSignIn = 0;
 
   constructor(options: AuthClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -68,6 +79,7 @@ export class AuthClient {
       options.coordination ?? browserCoordination(this.baseUrl, 3 * this.refreshTimeoutMs);
     this.refresher = new SessionRefresher(this.tabs, () => this.postRefresh());
     this.tabs.listen((message) => this.heard(message));
+    this.admin = new AdminClient((method, path, body) => this.authed(method, path, body));
   }
 
   /**
@@ -78,13 +90,16 @@ export class AuthClient {
    */
   async status(): Promise<SessionStatus> {
     try {
+      let sentAt = Date.now();
       let { data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session');
-      if (!data.user && data.refreshable) {
-        const result = await this.refresher.refresh(Date.now());
+      // As in withSession: another tab's refresh that did not help is followed by one of ours.
+      for (let round = 0; round < 2 && !data.user && data.refreshable; round++) {
+        const result = await this.refresher.refresh(sentAt);
         if (result.outcome === 'failed') return { state: 'unavailable', error: result.error };
-        if (result.outcome === 'refreshed') {
-          ({ data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session'));
-        }
+        if (result.outcome === 'refused') break;
+        sentAt = Date.now();
+        ({ data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session'));
+        if (result.byThisTab) break;
       }
       if (data.user) {
         this.signedIn();
@@ -134,18 +149,23 @@ export class AuthClient {
   }
 
   /**
-   * Ends the session on every device. The session counts as ended here even when the service
-   * says there was none left (401): either way nobody is signed in.
+   * Ends the session on every device (`scope: 'all'`, the default), only this one (`current`), or
+   * every other one (`others`, which keeps this one). An ended session counts as ended here even
+   * when the service says there was none left (401): either way nobody is signed in.
    */
-  async logout(): Promise<MessageEnvelope> {
+  async logout(options: { scope?: LogoutScope } = {}): Promise<MessageEnvelope> {
+    const endsThis = options.scope !== 'others';
     try {
-      const result = await this.call('POST', '/auth/logout');
-      this.ended('logout', true);
+      const body = options.scope === undefined ? undefined : { scope: options.scope };
+      const result = await this.call('POST', '/auth/logout', body);
+      if (endsThis) this.ended('logout', true);
       return result;
     } catch (error) {
       // 401: no session was left to end. Anything else (offline, 5xx): the session may well
       // still be alive, and nobody should believe they are signed out.
-      if (error instanceof AuthError && error.status === 401) this.ended('logout', true);
+      if (endsThis && error instanceof AuthError && error.status === 401) {
+        this.ended('logout', true);
+      }
       throw error;
     }
   }
@@ -155,6 +175,7 @@ export class AuthClient {
    * refused refresh ends the session, as an automatic one does.
    */
   async refresh(): Promise<UserResult> {
+    const sentAt = Date.now();
     let response: Response;
     try {
       response = await this.tabs.exclusive(() => this.sendRefresh());
@@ -162,7 +183,7 @@ export class AuthClient {
       if (error instanceof AuthError) throw error;
       throw new AuthError('NETWORK_ERROR', 'Another tab’s refresh did not finish in time', 0);
     }
-    this.afterRefresh(response);
+    this.afterRefresh(response, sentAt);
     return readEnvelope<UserResult>(response);
   }
 
@@ -171,22 +192,69 @@ export class AuthClient {
    * means signed out; a refresh that failed for a passing reason rejects with that reason.
    */
   async verifyToken(): Promise<UserResult> {
-    const response = await this.withSession(
-      () => this.request('GET', '/auth/verify-token'),
-      (r) => r.status === 401,
-    );
-    const result = await readEnvelope<UserResult>(response);
+    const result = await this.authed<UserResult>('GET', '/auth/verify-token');
     this.signedIn();
     return result;
   }
 
   /** The signed-in user's own profile (`GET /users/me`), refreshing first if need be. */
-  async getProfile(): Promise<DataEnvelope<{ user: Profile }>> {
-    const response = await this.withSession(
-      () => this.request('GET', '/users/me'),
-      (r) => r.status === 401,
+  getProfile(): Promise<DataEnvelope<{ user: Profile }>> {
+    return this.authed('GET', '/users/me');
+  }
+
+  /** Sets the fields given; `409 REGISTRATION_FAILED` when the username is taken. */
+  updateProfile(input: ProfileUpdate): Promise<DataEnvelope<{ user: Profile }>> {
+    return this.authed('PATCH', '/users/me', input);
+  }
+
+  /**
+   * Confirmed by the current password (`403 INVALID_PASSWORD` otherwise). The service ends every
+   * session of the user and answers this browser with a new one (new cookies): the other tabs of
+   * the app go on with it, every other device is signed out.
+   */
+  async changePassword(input: ChangePasswordInput): Promise<UserResult> {
+    const result = await this.authed<UserResult>('POST', '/users/me/password', input);
+    this.tabs.noteRefresh(Date.now());
+    this.signedIn();
+    this.tabs.announce({ type: 'signed-in', user: result.data.user });
+    return result;
+  }
+
+  /** Mails a single-use link to the new address; nothing changes until it is confirmed. */
+  requestEmailChange(input: EmailChangeInput): Promise<MessageEnvelope> {
+    return this.authed('POST', '/users/me/email', input);
+  }
+
+  /** The emailed link's token; needs no session (the link may be opened on another device). */
+  confirmEmailChange(input: { token: string }): Promise<DataEnvelope<{ user: Profile }>> {
+    return this.call('POST', '/users/me/email/confirm', { token: input.token });
+  }
+
+  /** Deletes the account, confirmed by the current password; every tab hears the end. */
+  async deleteAccount(input: { password: string }): Promise<MessageEnvelope> {
+    const result = await this.authed('DELETE', '/users/me', { password: input.password });
+    this.ended('account-deleted', true);
+    return result;
+  }
+
+  /** The user's live sessions, the one making the call marked `current`. */
+  listSessions(): Promise<DataEnvelope<{ sessions: SessionInfo[] }>> {
+    return this.authed('GET', '/users/me/sessions');
+  }
+
+  /** Ends one session of the user; ending the current one is a logout of this browser. */
+  async endSession(id: string): Promise<DataEnvelope<{ current: boolean }>> {
+    const result = await this.authed<DataEnvelope<{ current: boolean }>>(
+      'DELETE',
+      `/users/me/sessions/${encodeURIComponent(id)}`,
     );
-    return readEnvelope<DataEnvelope<{ user: Profile }>>(response);
+    if (result.data.current) this.ended('logout', true);
+    return result;
+  }
+
+  /** Ends every session of the user but this one. */
+  endOtherSessions(): Promise<DataEnvelope<{ ended: number }>> {
+    return this.authed('POST', '/users/me/sessions/end-others');
   }
 
   verifyEmail(
@@ -211,14 +279,16 @@ export class AuthClient {
     return this.call('POST', '/auth/reset-password', { email: input.email });
   }
 
-  /** Sets a new password from a reset token. The service ends every session of the user. */
-  async resetPassword(input: ResetPasswordInput): Promise<MessageEnvelope> {
-    const result = await this.call('POST', '/auth/reset-password', {
+  /**
+   * Sets a new password from a reset token. The service ends every session of the token's user,
+   * who need not be the one signed in here: ask `status()` afterwards to learn whether this
+   * browser's session was among them.
+   */
+  resetPassword(input: ResetPasswordInput): Promise<MessageEnvelope> {
+    return this.call('POST', '/auth/reset-password', {
       token: input.token,
       newPassword: input.newPassword,
     });
-    this.ended('password-reset', true);
-    return result;
   }
 
   /**
@@ -229,7 +299,7 @@ export class AuthClient {
    * network) when a needed refresh failed for a passing reason. The body must be one `Request`
    * can replay (not a one-shot stream with `duplex: 'half'`).
    */
-  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  async fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const request = new Request(input, { ...init, credentials: 'include' });
     return this.withSession(
       () => transport(() => this.send(request.clone()), request.url),
@@ -285,13 +355,19 @@ export class AuthClient {
   }
 
   private async postRefresh(): Promise<RefreshResult> {
+    const sentAt = Date.now();
     let response: Response;
     try {
       response = await this.sendRefresh();
     } catch (error) {
       return { outcome: 'failed', error: asAuthError(error) };
     }
-    this.afterRefresh(response);
+    // Refused, but someone signed in since it left: the old refresh token was replaced by a new
+    // session's, which the retry will use. That session has not ended.
+    if (response.status === 401 && this.lastSignIn > sentAt) {
+      return { outcome: 'refreshed', byThisTab: false };
+    }
+    this.afterRefresh(response, sentAt);
     if (response.ok) return { outcome: 'refreshed', byThisTab: true };
     if (response.status === 401) return { outcome: 'refused' };
     return {
@@ -306,13 +382,26 @@ export class AuthClient {
     return this.request('POST', '/auth/refresh', undefined, {}, signal);
   }
 
-  private afterRefresh(response: Response): void {
+  private afterRefresh(response: Response, sentAt: number): void {
     if (response.ok) {
       this.tabs.noteRefresh(Date.now());
       this.signedIn();
     } else if (response.status === 401) {
-      this.ended('refresh-failed', true);
+      this.ended('refresh-failed', true, sentAt);
     }
+  }
+
+  /** A signed-in call: refreshed and retried once on 401, read as the envelope. */
+  private async authed<R extends MessageEnvelope = MessageEnvelope>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<R> {
+    const response = await this.withSession(
+      () => this.request(method, path, body),
+      (r) => r.status === 401,
+    );
+    return readEnvelope<R>(response);
   }
 
   private async call<R extends MessageEnvelope = MessageEnvelope>(
@@ -348,6 +437,7 @@ export class AuthClient {
 
   private signedIn(): void {
     this.state = 'signed-in';
+    this.lastSignIn = Date.now();
   }
 
   private started(start: SessionStart): void {
@@ -358,70 +448,24 @@ export class AuthClient {
    * Listeners hear of the end of a session this tab knew of, or of one the user ended: a
    * visitor who never signed in has no session to lose.
    */
-  private ended(reason: SessionEndReason, announce: boolean): void {
+  private ended(reason: SessionEndReason, announce: boolean, since = Date.now()): void {
     const previous = this.state;
     if (previous === 'signed-out') return;
     this.state = 'signed-out';
-    if (announce) this.tabs.announce({ type: 'ended', reason });
+    if (announce) this.tabs.announce({ type: 'ended', reason, since });
     if (previous === 'unknown' && reason === 'refresh-failed') return;
     notify(this.endListeners, reason);
   }
 
   /** Another tab signing in makes a session possible again here; listeners hear of it. */
   private heard(message: TabMessage): void {
-    if (message.type === 'ended') return this.ended(message.reason, false);
+    if (message.type === 'ended') {
+      // Ended by a request that left before this tab saw a sign-in: that is another session.
+      if (this.lastSignIn > message.since) return;
+      return this.ended(message.reason, false, message.since);
+    }
+    this.lastSignIn = Date.now();
     if (this.state === 'signed-out') this.state = 'unknown';
     this.started({ source: 'other-tab', user: message.user });
   }
-}
-
-/** Runs a `fetch`, turning what it throws into an AuthError that says what happened. */
-async function transport(send: () => Promise<Response>, url: string): Promise<Response> {
-  try {
-    return await send();
-  } catch (error) {
-    const name = (error as { name?: unknown } | null)?.name;
-    if (name === 'AbortError') {
-      throw new AuthError('ABORTED', 'The request was aborted', 0, undefined, [], { cause: error });
-    }
-    const what = name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached';
-    throw new AuthError('NETWORK_ERROR', `${new URL(url).origin} ${what}`, 0, undefined, [], {
-      cause: error,
-    });
-  }
-}
-
-function asAuthError(error: unknown): AuthError {
-  return error instanceof AuthError
-    ? error
-    : new AuthError('NETWORK_ERROR', 'The service could not be reached', 0, undefined, [], {
-        cause: error,
-      });
-}
-
-/** A refresh answered neither 2xx nor 401 but with a success envelope: not what it should be. */
-function asUnexpected(): AuthError {
-  return new AuthError('UNEXPECTED_RESPONSE', 'The refresh answered an unexpected status', 0);
-}
-
-function notify<T>(listeners: Set<(value: T) => void>, value: T): void {
-  for (const listener of [...listeners]) {
-    try {
-      listener(value);
-    } catch (error) {
-      // The app's bug must not break the SDK or the other listeners; it still surfaces.
-      setTimeout(() => {
-        throw error;
-      });
-    }
-  }
-}
-
-function isTokenResponse(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    typeof (body as TokenResponse).access_token === 'string' &&
-    typeof (body as TokenResponse).refresh_token === 'string'
-  );
 }

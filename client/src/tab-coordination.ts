@@ -1,7 +1,8 @@
 import type { SessionEndReason, User } from './types.js';
 
 export type TabMessage =
-  { type: 'ended'; reason: SessionEndReason } | { type: 'signed-in'; user?: User };
+  /** `since`: when the request that learned of the end was sent (ms since the epoch). */
+  { type: 'ended'; reason: SessionEndReason; since: number } | { type: 'signed-in'; user?: User };
 
 /**
  * What the tabs of one app share. The cookies are shared by every tab, so one tab's refresh

@@ -40,10 +40,16 @@ export interface User {
   id: string;
   email: string;
   username: string;
-  role: string;
+  /** Display name; null when none is set. */
+  name: string | null;
+  /** An https URL of the user's picture; null when none is set. */
+  picture: string | null;
+  role: 'user' | 'admin';
   email_verified: boolean;
   /** ISO 8601. */
   created_at: string;
+  /** ISO 8601. */
+  updated_at: string;
 }
 
 export interface VerifiedUser extends User {
@@ -52,9 +58,68 @@ export interface VerifiedUser extends User {
 }
 
 /** The signed-in user's own account (`GET /users/me`). */
-export interface Profile extends VerifiedUser {
-  /** ISO 8601. */
-  updated_at: string;
+export type Profile = VerifiedUser;
+
+/** `PATCH /users/me`: each field given is set; `null` (or `''` for `name`) clears it. */
+export interface ProfileUpdate {
+  username?: string;
+  name?: string | null;
+  /** An absolute https URL; nothing is uploaded. */
+  picture?: string | null;
+}
+
+export interface ChangePasswordInput {
+  currentPassword: string;
+  newPassword: string;
+}
+
+export interface EmailChangeInput {
+  /** The current password. */
+  password: string;
+  newEmail: string;
+  /** Where the emailed link points; its origin must be one of the service's `APP_ORIGINS`. */
+  applicationUrl?: string;
+}
+
+/** One signed-in device or browser: a refresh-token family. */
+export interface SessionInfo {
+  /** The access token's `sid`. */
+  id: string;
+  /** ISO 8601: the login. */
+  created_at: string;
+  /** ISO 8601: the last refresh. */
+  last_used_at: string;
+  ip: string | null;
+  user_agent: string | null;
+  /** The session making this request. */
+  current: boolean;
+}
+
+/** Which sessions `logout` ends: this one, all but this one, or all of the user's (default). */
+export type LogoutScope = 'current' | 'others' | 'all';
+
+/** A user as administrators see it. */
+export interface AdminUser extends VerifiedUser {
+  disabled: boolean;
+  /** ISO 8601; null while the account is enabled. */
+  disabled_at: string | null;
+}
+
+export interface UserPage {
+  users: AdminUser[];
+  page: number;
+  page_size: number;
+  /** Users matching the search, on every page. */
+  total: number;
+}
+
+export interface UserQuery {
+  /** Part of an email or username, matched literally. */
+  search?: string;
+  /** From 1. */
+  page?: number;
+  /** 1 to 100; 20 by default. */
+  pageSize?: number;
 }
 
 /** A success without data (emails sent, logout, password set). */
@@ -164,5 +229,5 @@ export type SessionEndReason =
   | 'logout'
   /** The refresh token was refused: expired, revoked (logout elsewhere, password reset) or reused. */
   | 'refresh-failed'
-  /** `resetPassword()` succeeded: the service ends every session of the user. */
-  | 'password-reset';
+  /** `deleteAccount()` succeeded, here or in another tab. */
+  | 'account-deleted';

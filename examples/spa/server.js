@@ -31,6 +31,8 @@ function startSpaServer({
           'content-type': type,
           'cache-control': 'no-store',
           'x-content-type-options': 'nosniff',
+          // A token in the address bar (an emailed link) must not travel in a Referer.
+          'referrer-policy': 'no-referrer',
           // The page may talk to itself and to the service, nothing else.
           'content-security-policy': `default-src 'self'; connect-src 'self' ${apiOrigin}; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
         });

@@ -1,5 +1,5 @@
 import { BrowserContext, Page } from 'playwright-core';
-import { registerAndLogin, registerUser, uniqueUser } from '../support/auth-helpers';
+import { login, registerAndLogin, registerUser, uniqueUser } from '../support/auth-helpers';
 import { Harness, logInThroughPage, openApp, startHarness, waitFor } from './harness';
 import { SCREENSHOTS, checkScreenshots, screenshot } from './screenshots';
 
@@ -58,12 +58,14 @@ describe('the example app in Chromium', () => {
   it('takes a visitor from sign-up to sign-out with no console error and no failed request', async () => {
     const tab = await open();
     const { page } = tab;
-    const failures: string[] = [];
-    page.on('response', (response) => {
-      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
-    });
-    page.on('requestfailed', (request) => failures.push(`failed ${request.url()}`));
     expect(await text(page, '#status')).toBe('Signed out');
+    // The page names its icon, and the icon is there (headless Chromium may not ask for it).
+    const icon = await page.evaluate(async () => {
+      const href = document.querySelector<HTMLLinkElement>('link[rel=icon]')?.href ?? '';
+      const response = await fetch(href);
+      return `${response.status} ${response.headers.get('content-type')}`;
+    });
+    expect(icon).toBe('200 image/svg+xml');
     await screenshot(page, 'signed-out');
     const ann = { email: 'ann@example.com', username: 'ann', password: 'correct-horse-9' };
 
@@ -85,6 +87,8 @@ describe('the example app in Chromium', () => {
 
     await logInThroughPage(page, ann);
     expect(await text(page, '#status')).toBe('Signed in as ann');
+    // The login form is gone: the focus goes to what replaced it.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('account-title');
     expect(await page.textContent('#user')).toContain('Email verifiedyes');
     expect(await page.inputValue('#login-email')).toBe('');
     expect(await page.inputValue('#login-password')).toBe('');
@@ -102,7 +106,7 @@ describe('the example app in Chromium', () => {
     expect(await text(page, '#status')).toBe('Signed out');
 
     expect(tab.consoleErrors).toEqual([]);
-    expect(failures).toEqual([]);
+    expect(tab.failures).toEqual([]);
   });
 
   it('shows each field error beside its field, in the service’s own words', async () => {
@@ -186,12 +190,16 @@ describe('the example app in Chromium', () => {
 
     await page.dblclick('#register-form button');
     expect(await page.getAttribute('#register-form', 'aria-busy')).toBe('true');
-    expect(await page.isDisabled('#register-form button')).toBe(true);
+    expect(await page.getAttribute('#register-form button', 'aria-disabled')).toBe('true');
+    // Busy, the button keeps the keyboard focus (a disabled one would lose it).
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
+      'Creating the account…',
+    );
     await page.waitForSelector('#notice:not([hidden])');
 
     expect(await notice(page)).toMatch(/^Registration successful/);
     expect(sent).toBe(1);
-    expect(await page.isDisabled('#register-form button')).toBe(false);
+    expect(await page.getAttribute('#register-form button', 'aria-disabled')).toBeNull();
     expect(await page.getAttribute('#register-form', 'aria-busy')).toBeNull();
     await mailTo(user.email);
     expect(h.sink.to(user.email.toLowerCase())).toHaveLength(1);
@@ -287,6 +295,26 @@ describe('the example app in Chromium', () => {
     expect(await page.textContent('#protected-result')).toMatch(/^200 /);
   });
 
+  it('a session ended elsewhere: the protected call shows the login, and the next login starts clean', async () => {
+    const user = await registerAndLogin(h.t);
+    const { page } = await open();
+    await logInThroughPage(page, user.credentials);
+    const otherDevice = await login(h.t, user.credentials);
+    await h.t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set('Authorization', `Bearer ${otherDevice.access}`)
+      .expect(200);
+
+    await page.click('#call-protected');
+    await page.waitForSelector('#signed-out:not([hidden])');
+    expect(await text(page, '#status')).toBe('Your session has ended, log in again');
+
+    await logInThroughPage(page, user.credentials);
+    expect(await page.textContent('#protected-result')).toBe('');
+    expect(await page.isVisible('#notice')).toBe(false);
+  });
+
   it('a tab that showed "signed out" shows the session another tab starts', async () => {
     const { credentials } = await registerAndLogin(h.t);
     const first = await open();
@@ -333,6 +361,8 @@ describe('the example app in Chromium', () => {
     // The page never sent the reset token anywhere else: no verification was attempted.
     expect(verifications).toEqual([]);
 
+    await page.click('#logout');
+    await page.waitForSelector('#signed-out:not([hidden])');
     await page.goto(mail.link);
     await page.waitForSelector('body[data-ready="true"]');
     const reused = await noticeAfter(page, async () => {

@@ -88,6 +88,8 @@ export interface AppTab {
   refreshes: { count: number; refusedCalls: number };
   /** Console errors and uncaught exceptions, as a developer would see them in DevTools. */
   consoleErrors: string[];
+  /** Answers of 400 and above, and requests that got no answer, from the first load on. */
+  failures: string[];
 }
 
 export async function openApp(
@@ -96,7 +98,12 @@ export async function openApp(
   path = '/',
 ): Promise<AppTab> {
   const page = await context.newPage();
-  const tab: AppTab = { page, refreshes: { count: 0, refusedCalls: 0 }, consoleErrors: [] };
+  const tab: AppTab = {
+    page,
+    refreshes: { count: 0, refusedCalls: 0 },
+    consoleErrors: [],
+    failures: [],
+  };
   page.on('console', (message) => {
     if (message.type() === 'error') tab.consoleErrors.push(message.text());
   });
@@ -110,6 +117,12 @@ export async function openApp(
     if (response.url().endsWith('/auth/verify-token') && response.status() === 401) {
       tab.refreshes.refusedCalls++;
     }
+    if (response.status() >= 400) tab.failures.push(`${response.status()} ${response.url()}`);
+  });
+  page.on('requestfailed', (request) => {
+    // A navigation cancels what the page was still loading: nobody sees that as an error.
+    const reason = request.failure()?.errorText ?? '';
+    if (reason !== 'net::ERR_ABORTED') tab.failures.push(`${reason} ${request.url()}`);
   });
   await page.goto(`${spaUrl}${path}`);
   await page.waitForSelector('body[data-ready="true"]');

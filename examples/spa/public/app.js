@@ -17,8 +17,14 @@ const link = (path) => `${location.origin}${path}`;
 /** The reset token of the link that opened the page; kept in memory, never in the address bar. */
 let resetToken = null;
 
+/**
+ * Shows one view. After the first, the focus moves to its heading: the button that led here is
+ * hidden now, and a keyboard or screen-reader user would otherwise be left nowhere.
+ */
 function show(view) {
+  const changed = $(view).hidden;
   for (const candidate of VIEWS) $(candidate).hidden = candidate !== view;
+  if (changed && document.body.dataset.ready === 'true') $(view).querySelector('h2')?.focus();
 }
 
 function setStatus(text) {
@@ -28,6 +34,8 @@ function setStatus(text) {
 /** The one message area: `error`, `success` or `info`; an empty text hides it. */
 function notify(text, kind = 'error') {
   const notice = $('#notice');
+  // An error interrupts a screen reader; news that all went well waits its turn.
+  notice.setAttribute('role', kind === 'error' ? 'alert' : 'status');
   notice.textContent = text;
   notice.className = kind;
   notice.hidden = !text;
@@ -39,6 +47,7 @@ function clearAllForms() {
 
 function showSignedIn(user) {
   setStatus(`Signed in as ${user.username}`);
+  $('#protected-result').textContent = '';
   const rows = [
     ['Email', user.email],
     ['Username', user.username],
@@ -141,16 +150,17 @@ onSubmit(
     try {
       await auth.resetPassword({ token: resetToken, newPassword: values.newPassword });
     } catch (error) {
-      // A used or expired link cannot be fixed here: ask for a new one from the signed-out view.
+      // A used or expired link cannot be fixed here: the page goes back to what it was.
       if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
         resetToken = null;
-        showSignedOut();
+        await showCurrentState();
       }
       throw error;
     }
     resetToken = null;
     clearForm(form);
-    showSignedOut();
+    // The link may have been another account's: this browser's session may well live on.
+    await showCurrentState();
     notify('Your password was changed. Log in with the new one.', 'success');
   },
   'reset',
@@ -162,6 +172,12 @@ $('#call-protected').addEventListener('click', () => {
     try {
       // Any route of your own API works the same way; verify-token stands in for one here.
       const response = await auth.fetch(`${API_URL}/auth/verify-token`);
+      // 401: the session has ended, and onSessionEnded has already shown the login.
+      if (response.status === 401) return;
+      if (!response.ok) {
+        notify(`The protected call failed: the API answered ${response.status}.`);
+        return;
+      }
       const body = await response.json();
       $('#protected-result').textContent = `${response.status} ${JSON.stringify(body, null, 2)}`;
     } catch (error) {
@@ -193,10 +209,8 @@ auth.onSessionEnded((reason) => {
   if (reason === 'logout') {
     showSignedOut();
     notify('');
-  } else if (reason === 'refresh-failed') {
-    showSignedOut('Your session has ended, log in again');
   } else if (!resetToken) {
-    showSignedOut();
+    showSignedOut('Your session has ended, log in again');
   }
 });
 

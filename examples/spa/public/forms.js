@@ -1,23 +1,22 @@
 // Form helpers: busy buttons, field errors beside their fields, and clearing.
 
 /**
- * Runs `task` with `button` disabled and marked busy (and its form, if any, `aria-busy`), so a
- * double click sends once. Does nothing while the button is already busy.
+ * Runs `task` with `button` marked busy (`aria-disabled`, and its form `aria-busy`), so a double
+ * click sends once. Not `disabled`: that would take the keyboard focus away from the button.
+ * Does nothing while the button is already busy.
  */
 export async function whileBusy(button, busyLabel, task) {
-  if (button.dataset.busy === 'true') return;
+  if (button.getAttribute('aria-disabled') === 'true') return;
   const label = button.textContent;
   const region = button.form ?? button;
-  button.dataset.busy = 'true';
   region.setAttribute('aria-busy', 'true');
-  button.disabled = true;
+  button.setAttribute('aria-disabled', 'true');
   button.textContent = busyLabel;
   try {
     await task();
   } finally {
-    delete button.dataset.busy;
     region.removeAttribute('aria-busy');
-    button.disabled = false;
+    button.removeAttribute('aria-disabled');
     button.textContent = label;
   }
 }

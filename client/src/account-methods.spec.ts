@@ -1,0 +1,204 @@
+import { AuthClient } from './auth-client.js';
+import { BASE, FakeBrowser, envelope } from './auth-client.fakes.js';
+import type { SessionEndReason, SessionStart } from './types.js';
+
+const USER = { id: 'user_1', email: 'a@example.com', username: 'a', role: 'user' };
+
+/** A service that answers every call with `answer(method, path)` and records what it got. */
+function recording(answer: (method: string, path: string) => Response) {
+  const seen: Array<{ method: string; path: string; body: unknown }> = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    const text = await request.text();
+    const path = url.pathname.replace('/api/v1', '') + url.search;
+    seen.push({ method: request.method, path, body: text ? (JSON.parse(text) as unknown) : null });
+    return answer(request.method, path);
+  };
+  return { fetch, seen };
+}
+
+function tabs(fetch: typeof globalThis.fetch, count = 2) {
+  const browser = new FakeBrowser();
+  return Array.from({ length: count }, () => {
+    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: browser.tab() });
+    const ended: SessionEndReason[] = [];
+    const started: SessionStart[] = [];
+    auth.onSessionEnded((reason) => ended.push(reason));
+    auth.onSessionStarted((start) => started.push(start));
+    return { auth, ended, started, browser };
+  });
+}
+
+const ok = (data?: object) =>
+  envelope(200, { success: true, message: 'ok', ...(data ? { data } : {}) });
+
+describe('AuthClient: the account of the signed-in user', () => {
+  it('sends each account call to its route with exactly its body', async () => {
+    const { fetch, seen } = recording(() => ok({ user: USER }));
+    const [{ auth }] = tabs(fetch, 1);
+
+    await auth.updateProfile({ name: 'Ann', picture: null });
+    await auth.requestEmailChange({ password: 'p', newEmail: 'b@example.com' });
+    await auth.confirmEmailChange({ token: 't' });
+    await auth.getProfile();
+
+    expect(seen).toEqual([
+      { method: 'PATCH', path: '/users/me', body: { name: 'Ann', picture: null } },
+      {
+        method: 'POST',
+        path: '/users/me/email',
+        body: { password: 'p', newEmail: 'b@example.com' },
+      },
+      { method: 'POST', path: '/users/me/email/confirm', body: { token: 't' } },
+      { method: 'GET', path: '/users/me', body: null },
+    ]);
+  });
+
+  it('refreshes and retries a signed-in call refused for an expired access token', async () => {
+    let fresh = false;
+    const { fetch, seen } = recording((method, path) => {
+      if (path === '/auth/refresh') {
+        fresh = true;
+        return ok({ user: USER });
+      }
+      return fresh
+        ? ok({ user: USER })
+        : envelope(401, { success: false, message: 'expired', error: 'INVALID_TOKEN' });
+    });
+    const [{ auth }] = tabs(fetch, 1);
+
+    await auth.updateProfile({ name: 'Ann' });
+
+    expect(seen.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'PATCH /users/me',
+      'POST /auth/refresh',
+      'PATCH /users/me',
+    ]);
+    expect(seen[2].body).toEqual({ name: 'Ann' });
+  });
+
+  it('a password change keeps every tab signed in with the new session, and tells them', async () => {
+    const { fetch, seen } = recording(() => ok({ user: USER }));
+    const [first, second] = tabs(fetch);
+
+    await first.auth.changePassword({ currentPassword: 'old-one', newPassword: 'new-one-9' });
+
+    expect(seen[0]).toEqual({
+      method: 'POST',
+      path: '/users/me/password',
+      body: { currentPassword: 'old-one', newPassword: 'new-one-9' },
+    });
+    expect([first.ended, second.ended]).toEqual([[], []]);
+    expect(second.started).toEqual([{ source: 'other-tab', user: USER }]);
+    expect(first.browser.tab().lastRefresh()).toBeGreaterThan(0);
+  });
+
+  it('deleting the account ends the session in every tab', async () => {
+    const { fetch, seen } = recording(() => ok());
+    const [first, second] = tabs(fetch);
+
+    await first.auth.deleteAccount({ password: 'secret-1' });
+
+    expect(seen[0]).toEqual({
+      method: 'DELETE',
+      path: '/users/me',
+      body: { password: 'secret-1' },
+    });
+    expect([first.ended, second.ended]).toEqual([['account-deleted'], ['account-deleted']]);
+  });
+
+  it('a wrong current password is a 403 the session survives', async () => {
+    const { fetch } = recording(() =>
+      envelope(403, { success: false, message: 'wrong', error: 'INVALID_PASSWORD' }),
+    );
+    const [{ auth, ended }] = tabs(fetch, 1);
+
+    await expect(auth.deleteAccount({ password: 'nope' })).rejects.toMatchObject({
+      code: 'INVALID_PASSWORD',
+      status: 403,
+    });
+    expect(ended).toEqual([]);
+  });
+});
+
+describe('AuthClient: sessions and logout scopes', () => {
+  it('lists sessions, ends one by id, ends the others', async () => {
+    const { fetch, seen } = recording((method, path) =>
+      path === '/users/me/sessions'
+        ? ok({ sessions: [] })
+        : path.startsWith('/users/me/sessions/')
+          ? ok(method === 'DELETE' ? { current: false } : { ended: 2 })
+          : ok(),
+    );
+    const [{ auth, ended }] = tabs(fetch, 1);
+
+    await auth.listSessions();
+    await expect(auth.endSession('a/b c')).resolves.toMatchObject({ data: { current: false } });
+    await expect(auth.endOtherSessions()).resolves.toMatchObject({ data: { ended: 2 } });
+
+    expect(seen.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /users/me/sessions',
+      'DELETE /users/me/sessions/a%2Fb%20c',
+      'POST /users/me/sessions/end-others',
+    ]);
+    expect(ended).toEqual([]);
+  });
+
+  it('ending the current session from the list is a logout of this browser', async () => {
+    const { fetch } = recording(() => ok({ current: true }));
+    const [first, second] = tabs(fetch);
+
+    await first.auth.endSession('sid-1');
+
+    expect([first.ended, second.ended]).toEqual([['logout'], ['logout']]);
+  });
+
+  it('logout sends its scope, and only "others" leaves this session alive', async () => {
+    const { fetch, seen } = recording(() => ok());
+    // Four browsers, so that one's logout is not heard by the others.
+    const separate = Array.from({ length: 4 }, () => tabs(fetch, 1)[0]);
+
+    await separate[0].auth.logout({ scope: 'others' });
+    await separate[1].auth.logout({ scope: 'current' });
+    await separate[2].auth.logout({ scope: 'all' });
+    await separate[3].auth.logout();
+
+    expect(seen.map((r) => r.body)).toEqual([
+      { scope: 'others' },
+      { scope: 'current' },
+      { scope: 'all' },
+      null,
+    ]);
+    expect(separate.map((tab) => tab.ended)).toEqual([[], ['logout'], ['logout'], ['logout']]);
+  });
+});
+
+describe('AuthClient.admin', () => {
+  it('sends each administration call to its route', async () => {
+    const { fetch, seen } = recording(() => ok({ user: USER }));
+    const [{ auth }] = tabs(fetch, 1);
+
+    await auth.admin.listUsers({ search: 'a_b%', page: 2, pageSize: 50 });
+    await auth.admin.listUsers();
+    await auth.admin.getUser('user_1');
+    await auth.admin.setRole('user_1', 'admin');
+    await auth.admin.disable('user_1');
+    await auth.admin.enable('user_1');
+    await auth.admin.endSessions('user_1');
+    await auth.admin.sendPasswordReset('user_1', { applicationUrl: 'https://app.example/reset' });
+    await auth.admin.deleteUser('user/1');
+
+    expect(seen.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body)}`)).toEqual([
+      'GET /admin/users?search=a_b%25&page=2&pageSize=50 null',
+      'GET /admin/users null',
+      'GET /admin/users/user_1 null',
+      'PATCH /admin/users/user_1/role {"role":"admin"}',
+      'POST /admin/users/user_1/disable null',
+      'POST /admin/users/user_1/enable null',
+      'POST /admin/users/user_1/sessions/end null',
+      'POST /admin/users/user_1/password-reset {"applicationUrl":"https://app.example/reset"}',
+      'DELETE /admin/users/user%2F1 null',
+    ]);
+  });
+});

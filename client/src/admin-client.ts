@@ -1,0 +1,60 @@
+import type { AdminUser, DataEnvelope, MessageEnvelope, UserPage, UserQuery } from './types.js';
+
+/** A signed-in call: refreshed and retried once on 401, rejected with AuthError on failure. */
+export type AuthedCall = <R extends MessageEnvelope = MessageEnvelope>(
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<R>;
+
+type UserResult = DataEnvelope<{ user: AdminUser }>;
+
+/**
+ * The administration routes (`/admin/users`), for a signed-in user with `role: admin`; anyone
+ * else gets `403 FORBIDDEN`. Reached as `auth.admin`.
+ */
+export class AdminClient {
+  constructor(private readonly call: AuthedCall) {}
+
+  /** Newest first, then by id; `search` matches part of an email or username literally. */
+  listUsers(query: UserQuery = {}): Promise<DataEnvelope<UserPage>> {
+    const params = new URLSearchParams();
+    if (query.search !== undefined) params.set('search', query.search);
+    if (query.page !== undefined) params.set('page', String(query.page));
+    if (query.pageSize !== undefined) params.set('pageSize', String(query.pageSize));
+    const suffix = params.size > 0 ? `?${params.toString()}` : '';
+    return this.call('GET', `/admin/users${suffix}`);
+  }
+
+  getUser(id: string): Promise<UserResult> {
+    return this.call('GET', user(id));
+  }
+
+  setRole(id: string, role: AdminUser['role']): Promise<UserResult> {
+    return this.call('PATCH', `${user(id)}/role`, { role });
+  }
+
+  /** The account can no longer log in or refresh, and its tokens stop working at once. */
+  disable(id: string): Promise<UserResult> {
+    return this.call('POST', `${user(id)}/disable`);
+  }
+
+  enable(id: string): Promise<UserResult> {
+    return this.call('POST', `${user(id)}/enable`);
+  }
+
+  /** Every session and access token of the user, as a logout on all devices. */
+  endSessions(id: string): Promise<MessageEnvelope> {
+    return this.call('POST', `${user(id)}/sessions/end`);
+  }
+
+  sendPasswordReset(id: string, input: { applicationUrl?: string } = {}): Promise<MessageEnvelope> {
+    return this.call('POST', `${user(id)}/password-reset`, input);
+  }
+
+  deleteUser(id: string): Promise<MessageEnvelope> {
+    return this.call('DELETE', user(id));
+  }
+}
+
+const user = (id: string) => `/admin/users/${encodeURIComponent(id)}`;
