@@ -394,7 +394,8 @@ describe('the example app in Chromium', () => {
   });
 
   it('keeps the README’s screenshots of this very app', () => {
-    expect(checkScreenshots()).toEqual({ stale: [], missing: [], taken: [...SCREENSHOTS] });
+    const mine = SCREENSHOTS.filter((name) => name !== 'account');
+    expect(checkScreenshots(mine)).toEqual({ stale: [], missing: [], taken: mine });
   });
 
   async function waitForMail(email: string, match: (mail: { link: string }) => boolean) {

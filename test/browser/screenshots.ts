@@ -15,6 +15,7 @@ export const SCREENSHOTS = [
   'signed-in',
   'rate-limited',
   'unavailable',
+  'account',
 ] as const;
 export type Screenshot = (typeof SCREENSHOTS)[number];
 
@@ -34,8 +35,12 @@ export async function screenshot(page: Page, name: Screenshot): Promise<void> {
   taken.add(name);
 }
 
-/** What is wrong with the committed screenshots, and which this run took. */
-export function checkScreenshots(): { stale: string[]; missing: string[]; taken: Screenshot[] } {
+/** What is wrong with the committed screenshots, and which of `names` this run took. */
+export function checkScreenshots(names: readonly Screenshot[]): {
+  stale: string[];
+  missing: string[];
+  taken: Screenshot[];
+} {
   const app = appHash();
   if (WRITE) writeFileSync(MANIFEST, `${JSON.stringify({ app, screenshots: SCREENSHOTS })}\n`);
   const manifest = existsSync(MANIFEST)
@@ -50,7 +55,7 @@ export function checkScreenshots(): { stale: string[]; missing: string[]; taken:
     missing: SCREENSHOTS.map(screenshotFile).filter(
       (file) => !existsSync(join(ROOT, file)) || !readme.includes(`(${file})`),
     ),
-    taken: SCREENSHOTS.filter((name) => taken.has(name)),
+    taken: names.filter((name) => taken.has(name)),
   };
 }
 

@@ -5,6 +5,7 @@ import { API_URL } from './config.js';
 import { AuthError, createAuthClient } from './sdk/index.js';
 import { describe, isPassing } from './messages.js';
 import { clearFieldErrors, clearForm, showFieldErrors, valuesOf, whileBusy } from './forms.js';
+import { wireAccount } from './account.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
 // For trying the SDK in the browser's console.
@@ -12,7 +13,17 @@ window.auth = auth;
 
 const $ = (selector) => document.querySelector(selector);
 const VIEWS = ['#signed-out', '#signed-in', '#unavailable', '#reset'];
-const FORMS = ['#login-form', '#register-form', '#forgot-form', '#resend-form', '#reset-form'];
+const FORMS = [
+  '#login-form',
+  '#register-form',
+  '#forgot-form',
+  '#resend-form',
+  '#reset-form',
+  '#profile-form',
+  '#password-form',
+  '#email-form',
+  '#delete-form',
+];
 const link = (path) => `${location.origin}${path}`;
 /** The reset token of the link that opened the page; kept in memory, never in the address bar. */
 let resetToken = null;
@@ -51,6 +62,7 @@ function showSignedIn(user) {
   const rows = [
     ['Email', user.email],
     ['Username', user.username],
+    ...(user.name ? [['Name', user.name]] : []),
     ['Email verified', user.email_verified ? 'yes' : 'not yet'],
     ['Member since', new Date(user.created_at).toLocaleDateString('en')],
   ];
@@ -63,7 +75,13 @@ function showSignedIn(user) {
       return [dt, dd];
     }),
   );
+  const profile = $('#profile-form');
+  clearFieldErrors(profile);
+  profile.elements.username.value = user.username;
+  profile.elements.name.value = user.name ?? '';
+  profile.elements.picture.value = user.picture ?? '';
   show('#signed-in');
+  void account.loadSessions();
 }
 
 function showSignedOut(status = 'Signed out') {
@@ -209,6 +227,9 @@ auth.onSessionEnded((reason) => {
   if (reason === 'logout') {
     showSignedOut();
     notify('');
+  } else if (reason === 'account-deleted') {
+    showSignedOut();
+    notify('Your account was deleted.', 'info');
   } else if (!resetToken) {
     showSignedOut('Your session has ended, log in again');
   }
@@ -221,6 +242,21 @@ auth.onSessionStarted(({ source }) => {
     void showCurrentState();
   }
 });
+
+const account = wireAccount({ auth, notify, showSignedIn, onSubmit });
+
+async function confirmEmailFromLink(token) {
+  try {
+    const { data } = await auth.confirmEmailChange({ token });
+    notify(`Your email address is now ${data.user.email}.`, 'success');
+  } catch (error) {
+    notify(
+      isPassing(error)
+        ? `${describe(error)} Open the link from your email again in a moment.`
+        : describe(error, 'confirm-email'),
+    );
+  }
+}
 
 async function verifyFromLink(token) {
   try {
@@ -245,6 +281,7 @@ if (route === '/reset-password' && token) {
   show('#reset');
 } else {
   if (token && route === '/verify-email') await verifyFromLink(token);
+  else if (token && route === '/confirm-email') await confirmEmailFromLink(token);
   else if (token) notify('This link is not one this app knows.');
   await showCurrentState();
 }

@@ -41,6 +41,8 @@ export function describe(error, context) {
       if (context === 'reset')
         return 'This reset link is invalid or has expired. Ask for a new one below.';
       return 'Your session has ended. Please log in again.';
+    case 'INVALID_PASSWORD':
+      return 'The current password is wrong.';
     case 'EMAIL_ALREADY_VERIFIED':
       return 'This email is already verified: you can log in.';
     case 'VALIDATION_ERROR':
