@@ -327,6 +327,18 @@ describe('administration of accounts', () => {
       );
     });
 
+    it('disables once under parallel requests: every answer 200, one event', async () => {
+      const target = await registerAndLogin(t);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => as(admin).post(`${ADMIN}/${target.user.id}/disable`)),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+      expect(new Set(answers.map((r) => r.body.data.user.disabled_at)).size).toBe(1);
+      const disabled = (await events(target.user.id)).filter((e) => e.type === 'account_disabled');
+      expect(disabled).toHaveLength(1);
+      expectError(await verify(target.access), 401, 'INVALID_TOKEN');
+    });
+
     it('a password reset of a disabled account sets the password but does not enable it', async () => {
       const target = await registerAndLogin(t);
       await as(admin).post(`${ADMIN}/${target.user.id}/disable`).expect(200);
@@ -436,6 +448,17 @@ describe('administration of accounts', () => {
         .post('/api/v1/auth/register')
         .send({ ...target.credentials, email: target.credentials.email.toUpperCase() })
         .expect(201);
+    });
+
+    it('deletes once under parallel requests: one 200, the rest 404, one event', async () => {
+      const target = await registerAndLogin(t);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => as(admin).delete(`${ADMIN}/${target.user.id}`)),
+      );
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, ...Array(9).fill(404)]);
+      const deleted = (await events(target.user.id)).filter((e) => e.type === 'account_deleted');
+      expect(deleted).toHaveLength(1);
     });
 
     it('by the user: DELETE /users/me with the current password', async () => {
