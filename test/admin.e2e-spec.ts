@@ -333,7 +333,10 @@ describe('administration of accounts', () => {
         Array.from({ length: 10 }, () => as(admin).post(`${ADMIN}/${target.user.id}/disable`)),
       );
       expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
-      expect(new Set(answers.map((r) => r.body.data.user.disabled_at)).size).toBe(1);
+      const times = answers.map(
+        (r) => (r.body as { data: { user: { disabled_at: string } } }).data,
+      );
+      expect(new Set(times.map((data) => data.user.disabled_at)).size).toBe(1);
       const disabled = (await events(target.user.id)).filter((e) => e.type === 'account_disabled');
       expect(disabled).toHaveLength(1);
       expectError(await verify(target.access), 401, 'INVALID_TOKEN');
