@@ -342,7 +342,7 @@ describe('administration of accounts', () => {
       expectError(await verify(target.access), 401, 'INVALID_TOKEN');
     });
 
-    it('a password reset of a disabled account sets the password but does not enable it', async () => {
+    it('the email flows work for a disabled account but do not enable it', async () => {
       const target = await registerAndLogin(t);
       await as(admin).post(`${ADMIN}/${target.user.id}/disable`).expect(200);
       await t
@@ -355,6 +355,18 @@ describe('administration of accounts', () => {
         .http()
         .post('/api/v1/auth/reset-password')
         .send({ token: mail.token, newPassword: 'another-pass-9' })
+        .expect(200);
+      expectError(
+        await loginAs(target.credentials.email, 'another-pass-9'),
+        403,
+        'ACCOUNT_DISABLED',
+      );
+      // Verifying the email works too, and does not enable the account either.
+      const verification = (await t.outbox()).find((m) => m.to === target.credentials.email)!;
+      await t
+        .http()
+        .post('/api/v1/auth/verify-email')
+        .send({ token: verification.token })
         .expect(200);
       expectError(
         await loginAs(target.credentials.email, 'another-pass-9'),
