@@ -329,7 +329,22 @@ describe('administration of accounts', () => {
       );
     });
 
-    it('a password reset of a disabled account sets the password but does not enable it', async () => {
+    it('disables once under parallel requests: every answer 200, one event', async () => {
+      const target = await registerAndLogin(t);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => as(admin).post(`${ADMIN}/${target.user.id}/disable`)),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+      const times = answers.map(
+        (r) => (r.body as { data: { user: { disabled_at: string } } }).data,
+      );
+      expect(new Set(times.map((data) => data.user.disabled_at)).size).toBe(1);
+      const disabled = (await events(target.user.id)).filter((e) => e.type === 'account_disabled');
+      expect(disabled).toHaveLength(1);
+      expectError(await verify(target.access), 401, 'INVALID_TOKEN');
+    });
+
+    it('the email flows work for a disabled account but do not enable it', async () => {
       const target = await registerAndLogin(t);
       await as(admin).post(`${ADMIN}/${target.user.id}/disable`).expect(200);
       await t
@@ -342,6 +357,18 @@ describe('administration of accounts', () => {
         .http()
         .post('/api/v1/auth/reset-password')
         .send({ token: mail.token, newPassword: 'another-pass-9' })
+        .expect(200);
+      expectError(
+        await loginAs(target.credentials.email, 'another-pass-9'),
+        403,
+        'ACCOUNT_DISABLED',
+      );
+      // Verifying the email works too, and does not enable the account either.
+      const verification = (await t.outbox()).find((m) => m.to === target.credentials.email)!;
+      await t
+        .http()
+        .post('/api/v1/auth/verify-email')
+        .send({ token: verification.token })
         .expect(200);
       expectError(
         await loginAs(target.credentials.email, 'another-pass-9'),
@@ -440,6 +467,17 @@ describe('administration of accounts', () => {
         .expect(201);
     });
 
+    it('deletes once under parallel requests: one 200, the rest 404, one event', async () => {
+      const target = await registerAndLogin(t);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => as(admin).delete(`${ADMIN}/${target.user.id}`)),
+      );
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, ...Array(9).fill(404)]);
+      const deleted = (await events(target.user.id)).filter((e) => e.type === 'account_deleted');
+      expect(deleted).toHaveLength(1);
+    });
+
     it('by the user: DELETE /users/me with the current password', async () => {
       const target = await registerAndLogin(t);
       const me = '/api/v1/users/me';
@@ -484,5 +522,36 @@ describe('administration of accounts', () => {
       expectError(response, 403, 'FORBIDDEN_ORIGIN');
       await verify(target.access).expect(200);
     });
+  });
+});
+
+/** After the suite above has closed its app: two live apps in one process share passport. */
+describe('DELETE /users/me under the strict rate limit', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Register and login spend two of the four: the strict budget is shared by those routes.
+    t = await startTestApp({ THROTTLE_AUTH_LIMIT: '4' });
+  });
+  afterAll(() => t.close());
+
+  it('shares the login budget, so a stolen token cannot guess passwords without end', async () => {
+    const session = await registerAndLogin(t);
+    const attempt = () =>
+      t
+        .http()
+        .delete('/api/v1/users/me')
+        .set('Authorization', `Bearer ${session.access}`)
+        .send({ password: 'guess-1234' });
+    expectError(await attempt(), 403, 'INVALID_PASSWORD');
+    expectError(await attempt(), 403, 'INVALID_PASSWORD');
+    const limited = await attempt();
+    expectError(limited, 429, 'RATE_LIMITED');
+    expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+    // Still there.
+    await t
+      .http()
+      .get('/api/v1/users/me')
+      .set('Authorization', `Bearer ${session.access}`)
+      .expect(200);
   });
 });

@@ -57,6 +57,9 @@ export class AdminUsersService {
       const user = (await manager.findOneBy(User, { id })) ?? notFound();
       if (user.disabledAt !== null) return user;
       await this.revocation.revokeEverything(id, manager);
+      // Now held, and read as committed: a parallel disable that won keeps the only event.
+      const held = (await this.directory.findForUpdate(manager, id)) ?? notFound();
+      if (held.disabledAt !== null) return held;
       const updated = (await this.directory.setDisabledIn(manager, id, new Date())) ?? notFound();
       await this.audit.record(manager, 'account_disabled', id, client, { actorId: admin.id });
       return updated;
