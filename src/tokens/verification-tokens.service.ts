@@ -5,9 +5,9 @@ import { hashToken, randomToken } from './token-hash';
 import { TokenPurpose, VerificationToken } from './verification-token.entity';
 
 /**
- * Emailed single-use tokens (email verification, password reset, email change): 256 random bits, stored only as
- * their SHA-256, tagged with a purpose, expiring. A token is looked up by the hash of a string the
- * caller has validated, never by an absent value.
+ * Emailed single-use tokens (email verification, password reset, email change): 256 random bits,
+ * stored only as their SHA-256, tagged with a purpose, expiring. A token is looked up by the hash
+ * of a string the caller has validated, never by an absent value.
  */
 @Injectable()
 export class VerificationTokensService {
