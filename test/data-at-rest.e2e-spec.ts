@@ -58,6 +58,7 @@ describe('what the database holds', () => {
       { name: 'RetiredSessionsIndex1763942400000' },
       { name: 'AuditEvents1764028800000' },
       { name: 'LiveSessionsIndexes1764115200000' },
+      { name: 'AccountProfile1764201600000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);
