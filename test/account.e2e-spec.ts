@@ -34,6 +34,9 @@ describe('the signed-in user’s account', () => {
       MAIL_FROM: 'accounts@auth.example.com',
       APP_ORIGINS: `${APP_ORIGIN},${SHOP}`,
       SMTP_TIMEOUT_MS: '2000',
+      // Three wrong passwords, then a minute's wait: long enough that no test outruns it.
+      LOGIN_FAILURES_FREE: '3',
+      LOGIN_BACKOFF_BASE: '60',
     });
   });
   afterEach(() => {
@@ -272,6 +275,46 @@ describe('the signed-in user’s account', () => {
       expect(mailsTo(session.credentials.email).map((mail) => mail.subject)).not.toContain(
         'Your Auth Service password was changed',
       );
+    });
+
+    it('counts wrong current passwords with wrong logins: then even the right one waits (429)', async () => {
+      const session = await registerAndLogin(t);
+      const wrong = { currentPassword: 'not the password', newPassword: NEW_PASSWORD };
+      expectError(await changePassword(session.access, wrong), 403, 'INVALID_PASSWORD');
+      expectError(
+        await requestEmailChange(session.access, {
+          password: 'not the password',
+          newEmail: uniqueUser('Guess').email,
+        }),
+        403,
+        'INVALID_PASSWORD',
+      );
+      expectError(
+        await t
+          .http()
+          .post('/api/v1/auth/login')
+          .send({ email: session.credentials.email, password: 'not the password' }),
+        401,
+        'LOGIN_FAILED',
+      );
+
+      const waiting = await changePassword(session.access, {
+        currentPassword: PASSWORD,
+        newPassword: NEW_PASSWORD,
+      });
+      expectError(waiting, 429, 'RATE_LIMITED');
+      expect(Number(waiting.headers['retry-after'])).toBeGreaterThan(50);
+      expectError(
+        await t
+          .http()
+          .post('/api/v1/auth/login')
+          .send({ email: session.credentials.email, password: PASSWORD }),
+        429,
+        'RATE_LIMITED',
+      );
+      // Nothing changed meanwhile: the session works, the password is the old one.
+      await me(session.access).expect(200);
+      expect(await events(session.user.id)).not.toContain('password_changed');
     });
 
     it.each([

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
-import { PasswordHasher } from '../auth/hashing/password-hasher.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
@@ -12,6 +11,7 @@ import { VerificationTokensService } from '../tokens/verification-tokens.service
 import { cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
+import { CurrentPassword } from './current-password.service';
 
 const TAKEN = 'An account with this email already exists';
 
@@ -27,7 +27,7 @@ export class EmailChangeService {
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
-    private readonly hasher: PasswordHasher,
+    private readonly currentPassword: CurrentPassword,
     private readonly tokens: VerificationTokensService,
     private readonly mail: MailService,
     private readonly mailConfig: MailConfig,
@@ -50,9 +50,8 @@ export class EmailChangeService {
   ): Promise<void> {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.users.findById(userId);
-    if (!user || !(await this.hasher.verify(password, user.passwordHash))) {
-      throw new AppException('INVALID_PASSWORD');
-    }
+    if (!user) throw new AppException('INVALID_TOKEN');
+    await this.currentPassword.confirm(user, password);
     const address = cleanEmail(newEmail);
     if (address === user.email) {
       throw new AppException('VALIDATION_ERROR', {

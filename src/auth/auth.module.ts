@@ -48,8 +48,8 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     OriginPolicy,
   ],
   // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
-  // The account module also signs its caller in again, checks passwords and emailed-link URLs
-  // the way login and the email flows do.
-  exports: [OriginPolicy, AuthCookies, PasswordHasher, ApplicationUrlPolicy],
+  // The account module also signs its caller in again, checks passwords (and counts wrong ones)
+  // and emailed-link URLs the way login and the email flows do.
+  exports: [OriginPolicy, AuthCookies, PasswordHasher, LoginBackoff, ApplicationUrlPolicy],
 })
 export class AuthModule {}
