@@ -442,6 +442,24 @@ describe('the signed-in user’s account', () => {
       await refreshWith(t, response.body.refresh_token).expect(200);
     });
 
+    it('lets one of two parallel changes with the same current password through', async () => {
+      const caller = await registerAndLogin(t);
+      const responses = await Promise.all(
+        ['first new secret', 'second new secret'].map((newPassword) =>
+          changePassword(caller.access, { currentPassword: PASSWORD, newPassword }),
+        ),
+      );
+      const statuses = responses.map((response) => response.status).sort();
+      expect(statuses).toEqual([200, 403]);
+      const loser = responses.find((response) => response.status === 403)!;
+      expectError(loser, 403, 'INVALID_PASSWORD');
+      const winner = responses.indexOf(responses.find((response) => response.status === 200)!);
+      await login(t, {
+        email: caller.credentials.email,
+        password: ['first new secret', 'second new secret'][winner],
+      });
+    });
+
     it('without X-Token-Delivery: answers a bearer caller with cookies, as login does', async () => {
       const caller = await registerAndLogin(t);
       const response = await changePassword(caller.access, {

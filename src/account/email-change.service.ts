@@ -60,8 +60,9 @@ export class EmailChangeService {
       });
     }
     const holder = await this.users.findByEmail(address);
-    if (holder && holder.id !== user.id)
+    if (holder && holder.id !== user.id) {
       throw new AppException('REGISTRATION_FAILED', { message: TAKEN });
+    }
 
     const ttl = this.mailConfig.emailChangeTtl;
     const token = await this.database.run((manager) =>
@@ -132,15 +133,19 @@ export class EmailChangeService {
       .catch((error: unknown) => {
         // Another account took the address after the link was sent: nothing changed, and the
         // token was not used up (the transaction rolled back).
-        if (isUniqueViolation(error))
+        if (isUniqueViolation(error)) {
           throw new AppException('REGISTRATION_FAILED', { message: TAKEN });
+        }
         throw error;
       });
     await this.notify(user, oldEmail, client);
     return user;
   }
 
-  /** A notice that could not be sent is logged; the change is made and the answer says so. */
+  /**
+   * The change is made whether or not the notice goes out: a notice that could not be sent is
+   * logged, and the answer stays the success it is.
+   */
   private async notify(
     user: User,
     oldEmail: string,

@@ -65,9 +65,9 @@ export class PasswordChangeService {
       if ((await this.users.passwordHashShared(manager, userId)) !== stored.passwordHash) {
         throw new AppException('INVALID_PASSWORD');
       }
-      await this.users.setPasswordHash(manager, userId, passwordHash);
-      // Sessions first, then the user row (RevocationService's order), then the new session.
+      // Sessions first, then the user row, as in every revocation, then the new session.
       await this.revocation.revokeEverything(userId, manager);
+      await this.users.setPasswordHash(manager, userId, passwordHash);
       // A reset link mailed before the change would otherwise set the password back, and a
       // pending email change asked for with the old password would still move the account.
       await this.verificationTokens.retireOlder(manager, userId, 'password_reset');
