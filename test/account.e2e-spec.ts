@@ -157,6 +157,13 @@ describe('the signed-in user’s account', () => {
       });
     });
 
+    it('lets a user change the case of their own username', async () => {
+      const session = await registerAndLogin(t);
+      const upper = session.credentials.username.toUpperCase();
+      const response = await patchMe(session.access, { username: upper }).expect(200);
+      expect(response.body.data.user.username).toBe(upper);
+    });
+
     it('keeps fields that are absent', async () => {
       const session = await registerAndLogin(t);
       await patchMe(session.access, { name: 'Ann', picture: 'https://cdn.example.com/a.png' });
@@ -589,6 +596,8 @@ describe('the signed-in user’s account', () => {
       expect(page.headers['cache-control']).toBe('no-store');
       expect(page.text).not.toContain(mail.token);
       expect(page.text).toContain('Confirm my new email');
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'nonce-[^']+'/);
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
 
       const confirmed = await confirm(mail.token).expect(200);
       expect(confirmed.body).toEqual({
@@ -833,5 +842,65 @@ describe('the signed-in user’s account', () => {
         'FORBIDDEN_ORIGIN',
       );
     });
+  });
+});
+
+/**
+ * Run after the suite above has closed its app: two apps alive in one process would share
+ * passport's registered strategies.
+ */
+describe('the strict rate limit of the account routes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ THROTTLE_AUTH_LIMIT: '3', THROTTLE_LIMIT: '1000' });
+  });
+  afterAll(() => t?.close());
+
+  it('is the budget login and register draw from; profile changes are not under it', async () => {
+    // Register and login: two of the three.
+    const session = await registerAndLogin(t);
+    const bearer = { Authorization: `Bearer ${session.access}` };
+    expectError(
+      await t
+        .http()
+        .post('/api/v1/users/me/password')
+        .set(bearer)
+        .send({ currentPassword: 'not the password', newPassword: NEW_PASSWORD }),
+      403,
+      'INVALID_PASSWORD',
+    );
+    for (const request of [
+      t.http().post('/api/v1/users/me/password').set(bearer).send({
+        currentPassword: PASSWORD,
+        newPassword: NEW_PASSWORD,
+      }),
+      t
+        .http()
+        .post('/api/v1/users/me/email')
+        .set(bearer)
+        .send({
+          password: PASSWORD,
+          newEmail: uniqueUser('Limited').email,
+        }),
+      t
+        .http()
+        .post('/api/v1/users/me/email/confirm')
+        .send({ token: 'x'.repeat(43) }),
+      t
+        .http()
+        .post('/api/v1/auth/login')
+        .send({ email: session.credentials.email, password: PASSWORD }),
+    ]) {
+      const response = await request;
+      expectError(response, 429, 'RATE_LIMITED');
+      expect(response.headers['retry-after']).toMatch(/^\d+$/);
+    }
+    await t
+      .http()
+      .patch('/api/v1/users/me')
+      .set(bearer)
+      .send({ name: 'Still allowed' })
+      .expect(200);
+    await t.http().get('/api/v1/users/me').set(bearer).expect(200);
   });
 });
