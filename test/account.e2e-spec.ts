@@ -34,6 +34,9 @@ describe('the signed-in user’s account', () => {
       MAIL_FROM: 'accounts@auth.example.com',
       APP_ORIGINS: `${APP_ORIGIN},${SHOP}`,
       SMTP_TIMEOUT_MS: '2000',
+      // Three wrong passwords, then a minute's wait: long enough that no test outruns it.
+      LOGIN_FAILURES_FREE: '3',
+      LOGIN_BACKOFF_BASE: '60',
     });
   });
   afterEach(() => {
@@ -154,6 +157,13 @@ describe('the signed-in user’s account', () => {
       });
     });
 
+    it('lets a user change the case of their own username', async () => {
+      const session = await registerAndLogin(t);
+      const upper = session.credentials.username.toUpperCase();
+      const response = await patchMe(session.access, { username: upper }).expect(200);
+      expect(response.body.data.user.username).toBe(upper);
+    });
+
     it('keeps fields that are absent', async () => {
       const session = await registerAndLogin(t);
       await patchMe(session.access, { name: 'Ann', picture: 'https://cdn.example.com/a.png' });
@@ -272,6 +282,46 @@ describe('the signed-in user’s account', () => {
       expect(mailsTo(session.credentials.email).map((mail) => mail.subject)).not.toContain(
         'Your Auth Service password was changed',
       );
+    });
+
+    it('counts wrong current passwords with wrong logins: then even the right one waits (429)', async () => {
+      const session = await registerAndLogin(t);
+      const wrong = { currentPassword: 'not the password', newPassword: NEW_PASSWORD };
+      expectError(await changePassword(session.access, wrong), 403, 'INVALID_PASSWORD');
+      expectError(
+        await requestEmailChange(session.access, {
+          password: 'not the password',
+          newEmail: uniqueUser('Guess').email,
+        }),
+        403,
+        'INVALID_PASSWORD',
+      );
+      expectError(
+        await t
+          .http()
+          .post('/api/v1/auth/login')
+          .send({ email: session.credentials.email, password: 'not the password' }),
+        401,
+        'LOGIN_FAILED',
+      );
+
+      const waiting = await changePassword(session.access, {
+        currentPassword: PASSWORD,
+        newPassword: NEW_PASSWORD,
+      });
+      expectError(waiting, 429, 'RATE_LIMITED');
+      expect(Number(waiting.headers['retry-after'])).toBeGreaterThan(50);
+      expectError(
+        await t
+          .http()
+          .post('/api/v1/auth/login')
+          .send({ email: session.credentials.email, password: PASSWORD }),
+        429,
+        'RATE_LIMITED',
+      );
+      // Nothing changed meanwhile: the session works, the password is the old one.
+      await me(session.access).expect(200);
+      expect(await events(session.user.id)).not.toContain('password_changed');
     });
 
     it.each([
@@ -397,6 +447,24 @@ describe('the signed-in user’s account', () => {
       await me(response.body.access_token).expect(200);
       expectError(await me(caller.access), 401, 'INVALID_TOKEN');
       await refreshWith(t, response.body.refresh_token).expect(200);
+    });
+
+    it('lets one of two parallel changes with the same current password through', async () => {
+      const caller = await registerAndLogin(t);
+      const responses = await Promise.all(
+        ['first new secret', 'second new secret'].map((newPassword) =>
+          changePassword(caller.access, { currentPassword: PASSWORD, newPassword }),
+        ),
+      );
+      const statuses = responses.map((response) => response.status).sort();
+      expect(statuses).toEqual([200, 403]);
+      const loser = responses.find((response) => response.status === 403)!;
+      expectError(loser, 403, 'INVALID_PASSWORD');
+      const winner = responses.indexOf(responses.find((response) => response.status === 200)!);
+      await login(t, {
+        email: caller.credentials.email,
+        password: ['first new secret', 'second new secret'][winner],
+      });
     });
 
     it('without X-Token-Delivery: answers a bearer caller with cookies, as login does', async () => {
@@ -528,6 +596,8 @@ describe('the signed-in user’s account', () => {
       expect(page.headers['cache-control']).toBe('no-store');
       expect(page.text).not.toContain(mail.token);
       expect(page.text).toContain('Confirm my new email');
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'nonce-[^']+'/);
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
 
       const confirmed = await confirm(mail.token).expect(200);
       expect(confirmed.body).toEqual({
@@ -772,5 +842,65 @@ describe('the signed-in user’s account', () => {
         'FORBIDDEN_ORIGIN',
       );
     });
+  });
+});
+
+/**
+ * Run after the suite above has closed its app: two apps alive in one process would share
+ * passport's registered strategies.
+ */
+describe('the strict rate limit of the account routes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ THROTTLE_AUTH_LIMIT: '3', THROTTLE_LIMIT: '1000' });
+  });
+  afterAll(() => t?.close());
+
+  it('is the budget login and register draw from; profile changes are not under it', async () => {
+    // Register and login: two of the three.
+    const session = await registerAndLogin(t);
+    const bearer = { Authorization: `Bearer ${session.access}` };
+    expectError(
+      await t
+        .http()
+        .post('/api/v1/users/me/password')
+        .set(bearer)
+        .send({ currentPassword: 'not the password', newPassword: NEW_PASSWORD }),
+      403,
+      'INVALID_PASSWORD',
+    );
+    for (const request of [
+      t.http().post('/api/v1/users/me/password').set(bearer).send({
+        currentPassword: PASSWORD,
+        newPassword: NEW_PASSWORD,
+      }),
+      t
+        .http()
+        .post('/api/v1/users/me/email')
+        .set(bearer)
+        .send({
+          password: PASSWORD,
+          newEmail: uniqueUser('Limited').email,
+        }),
+      t
+        .http()
+        .post('/api/v1/users/me/email/confirm')
+        .send({ token: 'x'.repeat(43) }),
+      t
+        .http()
+        .post('/api/v1/auth/login')
+        .send({ email: session.credentials.email, password: PASSWORD }),
+    ]) {
+      const response = await request;
+      expectError(response, 429, 'RATE_LIMITED');
+      expect(response.headers['retry-after']).toMatch(/^\d+$/);
+    }
+    await t
+      .http()
+      .patch('/api/v1/users/me')
+      .set(bearer)
+      .send({ name: 'Still allowed' })
+      .expect(200);
+    await t.http().get('/api/v1/users/me').set(bearer).expect(200);
   });
 });

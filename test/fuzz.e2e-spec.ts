@@ -119,8 +119,8 @@ describe('arbitrary input at every endpoint', () => {
       await fc.assert(
         fc.asyncProperty(body, async (generated) => {
           const raw = JSON.stringify(generated) ?? 'null';
-          const agent = t.http();
-          const response = await agent[method](`/api/v1/${endpoint}`)
+          const http = t.http();
+          const response = await http[method](`/api/v1/${endpoint}`)
             .set('Authorization', `Bearer ${access}`)
             .set('Content-Type', 'application/json')
             .send(raw);

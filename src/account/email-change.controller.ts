@@ -41,7 +41,8 @@ export class EmailChangeController {
       'seconds (1 hour by default); the account keeps its address until the link is used. ' +
       'Once the mail is sent, change links sent earlier stop working. A wrong password is 403 ' +
       'INVALID_PASSWORD; an address another account has is 409 REGISTRATION_FAILED, as at ' +
-      'registration. Shares the strict rate limit of login.',
+      'registration. Shares the strict rate limit of login; wrong passwords count towards the ' +
+      "account's login slow-down (429 RATE_LIMITED with Retry-After while it waits).",
   })
   @ApiEnvelope(200, SENT)
   @ApiErrors(

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
-import { PasswordHasher } from '../auth/hashing/password-hasher.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
@@ -12,6 +11,7 @@ import { VerificationTokensService } from '../tokens/verification-tokens.service
 import { cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
+import { CurrentPassword } from './current-password.service';
 
 const TAKEN = 'An account with this email already exists';
 
@@ -27,7 +27,7 @@ export class EmailChangeService {
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
-    private readonly hasher: PasswordHasher,
+    private readonly currentPassword: CurrentPassword,
     private readonly tokens: VerificationTokensService,
     private readonly mail: MailService,
     private readonly mailConfig: MailConfig,
@@ -50,9 +50,8 @@ export class EmailChangeService {
   ): Promise<void> {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.users.findById(userId);
-    if (!user || !(await this.hasher.verify(password, user.passwordHash))) {
-      throw new AppException('INVALID_PASSWORD');
-    }
+    if (!user) throw new AppException('INVALID_TOKEN');
+    await this.currentPassword.confirm(user, password);
     const address = cleanEmail(newEmail);
     if (address === user.email) {
       throw new AppException('VALIDATION_ERROR', {
@@ -61,8 +60,9 @@ export class EmailChangeService {
       });
     }
     const holder = await this.users.findByEmail(address);
-    if (holder && holder.id !== user.id)
+    if (holder && holder.id !== user.id) {
       throw new AppException('REGISTRATION_FAILED', { message: TAKEN });
+    }
 
     const ttl = this.mailConfig.emailChangeTtl;
     const token = await this.database.run((manager) =>
@@ -133,15 +133,19 @@ export class EmailChangeService {
       .catch((error: unknown) => {
         // Another account took the address after the link was sent: nothing changed, and the
         // token was not used up (the transaction rolled back).
-        if (isUniqueViolation(error))
+        if (isUniqueViolation(error)) {
           throw new AppException('REGISTRATION_FAILED', { message: TAKEN });
+        }
         throw error;
       });
     await this.notify(user, oldEmail, client);
     return user;
   }
 
-  /** A notice that could not be sent is logged; the change is made and the answer says so. */
+  /**
+   * The change is made whether or not the notice goes out: a notice that could not be sent is
+   * logged, and the answer stays the success it is.
+   */
   private async notify(
     user: User,
     oldEmail: string,

@@ -13,6 +13,7 @@ import { RevocationService } from '../tokens/revocation.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
+import { CurrentPassword } from './current-password.service';
 
 export interface PasswordChanged {
   user: User;
@@ -33,6 +34,7 @@ export class PasswordChangeService {
     private readonly database: Database,
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
+    private readonly currentPassword: CurrentPassword,
     private readonly accessTokens: AccessTokensService,
     private readonly refreshTokens: RefreshTokensService,
     private readonly revocation: RevocationService,
@@ -48,9 +50,9 @@ export class PasswordChangeService {
     client?: ClientInfo,
   ): Promise<PasswordChanged> {
     const stored = await this.users.findById(userId);
-    if (!stored || !(await this.hasher.verify(currentPassword, stored.passwordHash))) {
-      throw new AppException('INVALID_PASSWORD');
-    }
+    // Deleted since the token check: the token names no account any more.
+    if (!stored) throw new AppException('INVALID_TOKEN');
+    await this.currentPassword.confirm(stored, currentPassword);
     if (matchesIdentity(newPassword, [stored.email, stored.username])) {
       throw new AppException('VALIDATION_ERROR', {
         details: [{ field: 'newPassword', message: IDENTITY_PASSWORD_MESSAGE('newPassword') }],
@@ -63,9 +65,9 @@ export class PasswordChangeService {
       if ((await this.users.passwordHashShared(manager, userId)) !== stored.passwordHash) {
         throw new AppException('INVALID_PASSWORD');
       }
-      await this.users.setPasswordHash(manager, userId, passwordHash);
-      // Sessions first, then the user row (RevocationService's order), then the new session.
+      // Sessions first, then the user row, as in every revocation, then the new session.
       await this.revocation.revokeEverything(userId, manager);
+      await this.users.setPasswordHash(manager, userId, passwordHash);
       // A reset link mailed before the change would otherwise set the password back, and a
       // pending email change asked for with the old password would still move the account.
       await this.verificationTokens.retireOlder(manager, userId, 'password_reset');

@@ -40,8 +40,9 @@ export class PasswordController {
       'ends, on every instance, and this caller gets a new one in the answer, as login gives ' +
       'it: cookies, or with `X-Token-Delivery: body` the token response (clients that send the ' +
       'access token as a bearer header want that form: the token they sent stops working). ' +
-      'Reset links mailed earlier stop working, and a notice goes to the account address. ' +
-      'Shares the strict rate limit of login.',
+      'Reset links and pending email changes stop working, and a notice goes to the account ' +
+      'address. Shares the strict rate limit of login; wrong current passwords count towards ' +
+      "the account's login slow-down (429 RATE_LIMITED with Retry-After while it waits).",
   })
   @ApiTokenDelivery('Password changed, other sessions signed out')
   @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)

@@ -49,8 +49,15 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     OriginPolicy,
   ],
   // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
-  // Account management also confirms passwords, checks emailed-link URLs, sends the reset mail,
-  // and clears the cookies of a session it ends, as login, the email flows and logout do.
-  exports: [OriginPolicy, AuthCookies, PasswordHasher, ApplicationUrlPolicy, EmailFlowsService],
+  // Account management also confirms passwords (counting wrong ones as login does), checks
+  // emailed-link URLs, sends the reset mail, and clears the cookies of a session it ends.
+  exports: [
+    OriginPolicy,
+    AuthCookies,
+    PasswordHasher,
+    LoginBackoff,
+    ApplicationUrlPolicy,
+    EmailFlowsService,
+  ],
 })
 export class AuthModule {}

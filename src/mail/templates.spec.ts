@@ -64,6 +64,8 @@ describe.each(['verification', 'password-reset', 'email-change'])('the %s email'
 
   it('renders the HTML part inside the layout with the app name', () => {
     expect(html).toMatch(/^<!DOCTYPE html>/);
+    // The footer spells the link out for mail clients that break the button.
+    expect(html).toContain('If the button does not work, copy this link into your browser:');
     expect(html).toContain('Shop &lt;img src=x onerror=alert(1)&gt;');
   });
 
