@@ -1,6 +1,8 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
 import { AuditTrail } from '../src/audit/audit-trail.service';
+import { UserDirectory } from '../src/users/user-directory.service';
+import { profileView } from '../src/users/user.view';
 import {
   LoggedIn,
   cookiesOf,
@@ -447,6 +449,17 @@ describe('the signed-in user’s sessions', () => {
         'INVALID_TOKEN',
       );
     });
+  });
+
+  it('serves the user exactly as stored from the check that reads it with its sessions', async () => {
+    const { user, logins } = await devices(1);
+    const directory = t.app.get(UserDirectory);
+    await directory.setRole(user.id, 'admin');
+    const stored = await directory.find(user.id);
+    const served = await t.http().get('/api/v1/users/me').set(bearer(logins[0].access)).expect(200);
+    // Dates, booleans and nulls as the entity reads them (a date read as local time would move).
+    expect(served.body.data.user).toEqual(JSON.parse(JSON.stringify(profileView(stored!))));
+    expect(served.body.data.user).toMatchObject({ role: 'admin', email_verified: false });
   });
 
   it('keeps the audit trail: session_ended and logout, each naming its session', async () => {
