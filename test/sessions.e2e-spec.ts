@@ -7,6 +7,7 @@ import {
   LoggedIn,
   cookiesOf,
   expectError,
+  login,
   refreshWith,
   registerUser,
   uniqueUser,
@@ -483,5 +484,46 @@ describe('the signed-in user’s sessions', () => {
         'logout null',
       ].sort(),
     );
+  });
+});
+
+// Its own app, started after the one above has closed: passport's strategies are process-wide.
+describe('expired sessions', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ACCESS_TOKEN_TTL: '2', REFRESH_TOKEN_TTL: '3' });
+  });
+  afterAll(() => t.close());
+
+  it('are neither listed nor endable: 404 SESSION_NOT_FOUND', async () => {
+    const { credentials } = await registerUser(t, uniqueUser('expiry'));
+    const old = await login(t, credentials);
+    const oldSid = (jwt.decode(old.access) as { sid: string }).sid;
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const fresh = await login(t, credentials);
+    const freshSid = (jwt.decode(fresh.access) as { sid: string }).sid;
+    const listed = await t
+      .http()
+      .get('/api/v1/users/me/sessions')
+      .set('Authorization', `Bearer ${fresh.access}`)
+      .expect(200);
+    expect(listed.body.data.sessions.map((s: { id: string }) => s.id)).toEqual([freshSid]);
+    expectError(
+      await t
+        .http()
+        .delete(`/api/v1/users/me/sessions/${oldSid}`)
+        .set('Authorization', `Bearer ${fresh.access}`),
+      404,
+      'SESSION_NOT_FOUND',
+    );
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/v1/users/me/sessions/end-others')
+          .set('Authorization', `Bearer ${fresh.access}`)
+          .expect(200)
+      ).body.data,
+    ).toEqual({ ended: 0 });
   });
 });
