@@ -507,7 +507,8 @@ describe('expired sessions', () => {
       .get('/api/v1/users/me/sessions')
       .set('Authorization', `Bearer ${fresh.access}`)
       .expect(200);
-    expect(listed.body.data.sessions.map((s: { id: string }) => s.id)).toEqual([freshSid]);
+    const sessions = listed.body.data.sessions as Array<{ id: string }>;
+    expect(sessions.map((session) => session.id)).toEqual([freshSid]);
     expectError(
       await t
         .http()

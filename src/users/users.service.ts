@@ -94,13 +94,13 @@ export class UsersService {
     manager: EntityManager,
     id: string,
   ): Promise<UserWithSessions | null> {
-    const rows = (await manager.query(
+    const rows = await manager.query<Array<Record<string, unknown>>>(
       'SELECT users.*, refresh_sessions.family_id AS session_family_id FROM users' +
         ' LEFT JOIN refresh_sessions ON refresh_sessions.user_id = users.id' +
         ' AND refresh_sessions.revoked_at IS NULL AND refresh_sessions.rotated_at IS NULL' +
         ' WHERE users.id = ?',
       [id],
-    )) as Array<Record<string, unknown>>;
+    );
     if (rows.length === 0) return null;
     const { columns } = manager.connection.getMetadata(User);
     const driver = manager.connection.driver;
