@@ -58,7 +58,7 @@ export class UsersService {
    * cached together under the user's generation, which ending any session moves (`changed`), so
    * a session ended on any instance is refused by every instance's next check while the user's
    * other sessions stay served from memory. A session begun since the copy was loaded is read
-   * again (see UserCache).
+   * again (see UserCache). While Redis is down on this instance, every check reads the database.
    *
    * The sessions' table belongs to TokensModule; it is read here, beside the user, so that one
    * query and one cache entry serve the check on every request.
