@@ -258,6 +258,31 @@ describe('the signed-in user’s sessions', () => {
       await end(mine.access, last.sid).set('Origin', FOREIGN_ORIGIN).expect(200);
     });
 
+    it('leaves nothing alive when a refresh of the session races its ending (20 trials)', async () => {
+      const survivors: string[] = [];
+      for (let trial = 0; trial < 20; trial++) {
+        const { logins } = await devices(2);
+        const [mine, target] = logins;
+        const [rotated, ended] = await Promise.all([
+          refreshWith(t, target.refresh),
+          end(mine.access, target.sid),
+        ]);
+        expect(ended.status).toBe(200);
+        // Whichever came first, the session is over: a successor the refresh may have issued
+        // is refused too, access and refresh token alike.
+        if (rotated.status === 200) {
+          const cookies = cookiesOf(rotated);
+          if (await accepted(cookies.access_token.value)) survivors.push(`${trial} access`);
+          if (await refreshed(cookies.refresh_token.value)) survivors.push(`${trial} refresh`);
+        } else {
+          expectError(rotated, 401, 'INVALID_TOKEN');
+        }
+        expect(await accepted(target.access)).toBe(false);
+        expect(await accepted(mine.access)).toBe(true);
+      }
+      expect(survivors).toEqual([]);
+    });
+
     it('refuses a missing token with 401 INVALID_TOKEN', async () => {
       const { logins } = await devices(1);
       expectError(
