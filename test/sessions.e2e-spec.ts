@@ -1,10 +1,13 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
 import { AuditTrail } from '../src/audit/audit-trail.service';
+import { UserDirectory } from '../src/users/user-directory.service';
+import { profileView } from '../src/users/user.view';
 import {
   LoggedIn,
   cookiesOf,
   expectError,
+  login,
   refreshWith,
   registerUser,
   uniqueUser,
@@ -255,6 +258,31 @@ describe('the signed-in user’s sessions', () => {
       await end(mine.access, last.sid).set('Origin', FOREIGN_ORIGIN).expect(200);
     });
 
+    it('leaves nothing alive when a refresh of the session races its ending (20 trials)', async () => {
+      const survivors: string[] = [];
+      for (let trial = 0; trial < 20; trial++) {
+        const { logins } = await devices(2);
+        const [mine, target] = logins;
+        const [rotated, ended] = await Promise.all([
+          refreshWith(t, target.refresh),
+          end(mine.access, target.sid),
+        ]);
+        expect(ended.status).toBe(200);
+        // Whichever came first, the session is over: a successor the refresh may have issued
+        // is refused too, access and refresh token alike.
+        if (rotated.status === 200) {
+          const cookies = cookiesOf(rotated);
+          if (await accepted(cookies.access_token.value)) survivors.push(`${trial} access`);
+          if (await refreshed(cookies.refresh_token.value)) survivors.push(`${trial} refresh`);
+        } else {
+          expectError(rotated, 401, 'INVALID_TOKEN');
+        }
+        expect(await accepted(target.access)).toBe(false);
+        expect(await accepted(mine.access)).toBe(true);
+      }
+      expect(survivors).toEqual([]);
+    });
+
     it('refuses a missing token with 401 INVALID_TOKEN', async () => {
       const { logins } = await devices(1);
       expectError(
@@ -449,6 +477,17 @@ describe('the signed-in user’s sessions', () => {
     });
   });
 
+  it('serves the user exactly as stored from the check that reads it with its sessions', async () => {
+    const { user, logins } = await devices(1);
+    const directory = t.app.get(UserDirectory);
+    await directory.setRole(user.id, 'admin');
+    const stored = await directory.find(user.id);
+    const served = await t.http().get('/api/v1/users/me').set(bearer(logins[0].access)).expect(200);
+    // Dates, booleans and nulls as the entity reads them (a date read as local time would move).
+    expect(served.body.data.user).toEqual(JSON.parse(JSON.stringify(profileView(stored!))));
+    expect(served.body.data.user).toMatchObject({ role: 'admin', email_verified: false });
+  });
+
   it('keeps the audit trail: session_ended and logout, each naming its session', async () => {
     const { user, logins } = await devices(5);
     const [mine, deleted, other1, other2, last] = logins;
@@ -470,5 +509,47 @@ describe('the signed-in user’s sessions', () => {
         'logout null',
       ].sort(),
     );
+  });
+});
+
+// Its own app, started after the one above has closed: passport's strategies are process-wide.
+describe('expired sessions', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ACCESS_TOKEN_TTL: '2', REFRESH_TOKEN_TTL: '3' });
+  });
+  afterAll(() => t.close());
+
+  it('are neither listed nor endable: 404 SESSION_NOT_FOUND', async () => {
+    const { credentials } = await registerUser(t, uniqueUser('expiry'));
+    const old = await login(t, credentials);
+    const oldSid = (jwt.decode(old.access) as { sid: string }).sid;
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const fresh = await login(t, credentials);
+    const freshSid = (jwt.decode(fresh.access) as { sid: string }).sid;
+    const listed = await t
+      .http()
+      .get('/api/v1/users/me/sessions')
+      .set('Authorization', `Bearer ${fresh.access}`)
+      .expect(200);
+    const sessions = listed.body.data.sessions as Array<{ id: string }>;
+    expect(sessions.map((session) => session.id)).toEqual([freshSid]);
+    expectError(
+      await t
+        .http()
+        .delete(`/api/v1/users/me/sessions/${oldSid}`)
+        .set('Authorization', `Bearer ${fresh.access}`),
+      404,
+      'SESSION_NOT_FOUND',
+    );
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/v1/users/me/sessions/end-others')
+          .set('Authorization', `Bearer ${fresh.access}`)
+          .expect(200)
+      ).body.data,
+    ).toEqual({ ended: 0 });
   });
 });

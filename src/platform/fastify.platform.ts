@@ -34,8 +34,10 @@ export function fastifyPlatform(): HttpPlatformKit {
   const adapter = new ServiceFastifyAdapter({
     trustProxy: (address: string, hop: number) => trust(address, hop),
     bodyLimit: MAX_BODY_BYTES,
-    // As Express: /API/V1/AUTH/LOGIN and /auth/login/ are the same route.
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // As Express: /API/V1/AUTH/LOGIN and /auth/login/ are the same route, and a path parameter
+    // of any length reaches its route (a 300-character session id is that route's 404, not a
+    // 414 of Fastify's own); Node's 16 KB limit on the request head still bounds it.
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     requestTimeout: REQUEST_TIMEOUT_MS,

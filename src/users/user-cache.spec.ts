@@ -75,4 +75,64 @@ describe('UserCache', () => {
     expect(small.get('a')).toBeUndefined();
     expect(small.get('c')).toBeDefined();
   });
+
+  describe('with the user’s live sessions (access-token checks)', () => {
+    const withSessions = (...sessions: string[]) =>
+      Promise.resolve({ user: user(0), sessions: new Set(sessions) });
+
+    it('serves a current entry that names the session, without loading', async () => {
+      const cache = new UserCache(60_000);
+      const load = jest.fn(() => withSessions('s1', 's2'));
+      await cache.getOrLoadWithSessions('user_1', 's1', load, 'g0');
+      const again = await cache.getOrLoadWithSessions('user_1', 's2', load, 'g0');
+      expect(load).toHaveBeenCalledTimes(1);
+      expect([...again!.sessions]).toEqual(['s1', 's2']);
+    });
+
+    it('loads again for a session the copy does not name (a login since), and keeps the new copy', async () => {
+      const cache = new UserCache(60_000);
+      await cache.getOrLoadWithSessions('user_1', 's1', () => withSessions('s1'), 'g0');
+      const load = jest.fn(() => withSessions('s1', 's3'));
+      expect((await cache.getOrLoadWithSessions('user_1', 's3', load, 'g0'))?.sessions).toEqual(
+        new Set(['s1', 's3']),
+      );
+      await cache.getOrLoadWithSessions('user_1', 's3', load, 'g0');
+      expect(load).toHaveBeenCalledTimes(1);
+    });
+
+    it('never serves a copy loaded under another stamp (a session ended anywhere since)', async () => {
+      const cache = new UserCache(60_000);
+      await cache.getOrLoadWithSessions('user_1', 's1', () => withSessions('s1', 's2'), 'g0');
+      const load = jest.fn(() => withSessions('s1'));
+      const found = await cache.getOrLoadWithSessions('user_1', 's2', load, 'g1');
+      expect(load).toHaveBeenCalledTimes(1);
+      expect(found?.sessions.has('s2')).toBe(false);
+    });
+
+    it('does not keep a load that raced an invalidation', async () => {
+      const cache = new UserCache(60_000);
+      let finish!: (value: { user: User; sessions: Set<string> }) => void;
+      const inFlight = cache.getOrLoadWithSessions(
+        'user_1',
+        's1',
+        () => new Promise((resolve) => (finish = resolve)),
+      );
+      cache.invalidate('user_1');
+      finish({ user: user(0), sessions: new Set(['s1', 's2']) });
+      await inFlight;
+      const load = jest.fn(() => withSessions('s1'));
+      await cache.getOrLoadWithSessions('user_1', 's2', load);
+      expect(load).toHaveBeenCalledTimes(1);
+    });
+
+    it('loads with sessions even where a plain user entry is current (a refresh filled it)', async () => {
+      const cache = new UserCache(60_000);
+      await cache.getOrLoad('user_1', () => Promise.resolve(user(0)), 'g0');
+      const load = jest.fn(() => withSessions('s1'));
+      await cache.getOrLoadWithSessions('user_1', 's1', load, 'g0');
+      expect(load).toHaveBeenCalledTimes(1);
+      // And the plain lookup is served from the fuller entry.
+      expect(cache.get('user_1', 'g0')?.tokenVersion).toBe(0);
+    });
+  });
 });

@@ -58,7 +58,7 @@ export class UsersService {
    * cached together under the user's generation, which ending any session moves (`changed`), so
    * a session ended on any instance is refused by every instance's next check while the user's
    * other sessions stay served from memory. A session begun since the copy was loaded is read
-   * again (see UserCache).
+   * again (see UserCache). While Redis is down on this instance, every check reads the database.
    *
    * The sessions' table belongs to TokensModule; it is read here, beside the user, so that one
    * query and one cache entry serve the check on every request.
@@ -84,24 +84,37 @@ export class UsersService {
     return this.database.run((manager) => this.loadWithSessions(manager, id));
   }
 
+  /**
+   * Plain SQL, hydrated through the entity's own column metadata as TypeORM would: the query
+   * builder's join and transformation cost more CPU than the statement (a quarter of
+   * verify-token's throughput with the cache off, measured in docs/user-management-sessions.md).
+   * `users.*` keeps up with columns added later; the entity decides which are read.
+   */
   private async loadWithSessions(
     manager: EntityManager,
     id: string,
   ): Promise<UserWithSessions | null> {
-    const { entities, raw } = await manager
-      .createQueryBuilder(User, 'user')
-      .leftJoin(
-        'refresh_sessions',
-        'session',
-        'session.user_id = user.id AND session.revoked_at IS NULL AND session.rotated_at IS NULL',
-      )
-      .addSelect('session.family_id', 'session_family')
-      .where('user.id = :id', { id })
-      .getRawAndEntities<{ session_family: string | null }>();
-    const user = entities[0];
-    if (!user) return null;
+    const rows = await manager.query<Array<Record<string, unknown>>>(
+      'SELECT users.*, refresh_sessions.family_id AS session_family_id FROM users' +
+        ' LEFT JOIN refresh_sessions ON refresh_sessions.user_id = users.id' +
+        ' AND refresh_sessions.revoked_at IS NULL AND refresh_sessions.rotated_at IS NULL' +
+        ' WHERE users.id = ?',
+      [id],
+    );
+    if (rows.length === 0) return null;
+    const { columns } = manager.connection.getMetadata(User);
+    const driver = manager.connection.driver;
+    const user = new User();
+    for (const column of columns) {
+      column.setEntityValue(
+        user,
+        driver.prepareHydratedValue(rows[0][column.databaseName], column),
+      );
+    }
     const sessions = new Set<string>();
-    for (const row of raw) if (row.session_family) sessions.add(row.session_family);
+    for (const row of rows) {
+      if (typeof row.session_family_id === 'string') sessions.add(row.session_family_id);
+    }
     return { user, sessions };
   }
 
