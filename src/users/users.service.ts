@@ -86,8 +86,8 @@ export class UsersService {
 
   /**
    * Plain SQL, hydrated through the entity's own column metadata as TypeORM would: the query
-   * builder's join and transformation cost more CPU than the statement (a quarter of
-   * verify-token's throughput with the cache off, measured in docs/performance.md).
+   * builder's join and transformation cost more CPU than the statement itself (measured in
+   * docs/performance.md).
    * `users.*` keeps up with columns added later; the entity decides which are read.
    */
   private async loadWithSessions(
