@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PasswordHasher } from '../auth/hashing/password-hasher.service';
+import { CurrentPassword } from '../auth/current-password.service';
 import { AuthCookies } from '../auth/auth-cookies.service';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
 import { AppException } from '../common/errors/app.exception';
@@ -27,7 +27,7 @@ import { DeleteAccountDto } from './dto/delete-account.dto';
 export class OwnAccountController {
   constructor(
     private readonly users: UsersService,
-    private readonly hasher: PasswordHasher,
+    private readonly currentPassword: CurrentPassword,
     private readonly removal: AccountRemoval,
     private readonly cookies: AuthCookies,
   ) {}
@@ -48,18 +48,18 @@ export class OwnAccountController {
       'would make a browser client refresh and retry). Takes the strict rate limit of login.',
   })
   @ApiEnvelope(200, 'Account deleted', { headers: CLEAR_COOKIES })
-  @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
+  @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', 'RATE_LIMITED', ...JSON_BODY, ...STORED)
   async deleteAccount(
     @RequestUser() user: User,
     @Body() body: DeleteAccountDto,
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    // The hash as stored now, not the token check's cached copy.
+    // The hash as stored now, not the token check's cached copy; wrong guesses count toward
+    // the account's login slow-down, as on every route a password confirms.
     const current = await this.users.findById(user.id);
-    if (!current || !(await this.hasher.verify(body.password, current.passwordHash))) {
-      throw new AppException('INVALID_PASSWORD');
-    }
+    if (!current) throw new AppException('INVALID_TOKEN');
+    await this.currentPassword.confirm(current, body.password);
     await this.removal.remove(user.id, client);
     this.cookies.clear(res);
     return ok('Account deleted');

@@ -6,7 +6,6 @@ import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
-import { CurrentPassword } from './current-password.service';
 import { EmailChangeController } from './email-change.controller';
 import { EmailChangeService } from './email-change.service';
 import { PasswordChangeService } from './password-change.service';
@@ -30,6 +29,6 @@ import { ProfileService } from './profile.service';
     UsersModule,
   ],
   controllers: [ProfileController, PasswordController, EmailChangeController],
-  providers: [ProfileService, PasswordChangeService, EmailChangeService, CurrentPassword],
+  providers: [ProfileService, PasswordChangeService, EmailChangeService],
 })
 export class AccountModule {}

@@ -11,7 +11,7 @@ import { VerificationTokensService } from '../tokens/verification-tokens.service
 import { cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { CurrentPassword } from './current-password.service';
+import { CurrentPassword } from '../auth/current-password.service';
 
 const TAKEN = 'An account with this email already exists';
 
@@ -65,9 +65,14 @@ export class EmailChangeService {
     }
 
     const ttl = this.mailConfig.emailChangeTtl;
-    const token = await this.database.run((manager) =>
-      this.tokens.issue(manager, user.id, 'email_change', ttl, address),
-    );
+    // The new link replaces the older ones and is audited in one transaction, before it is
+    // sent: a failure past this point leaves no live link that was never recorded.
+    const token = await this.database.transaction(async (manager) => {
+      await this.tokens.retireOlder(manager, user.id, 'email_change');
+      const issued = await this.tokens.issue(manager, user.id, 'email_change', ttl, address);
+      await this.audit.record(manager, 'email_change_requested', user.id, client);
+      return issued;
+    });
     try {
       await this.mail.sendEmailChangeEmail({
         to: address,
@@ -87,10 +92,6 @@ export class EmailChangeService {
       });
       throw new AppException('EMAIL_SERVICE_ERROR');
     }
-    await this.database.transaction(async (manager) => {
-      await this.tokens.retireOlder(manager, user.id, 'email_change', token);
-      await this.audit.record(manager, 'email_change_requested', user.id, client);
-    });
   }
 
   /**
@@ -110,6 +111,9 @@ export class EmailChangeService {
         }
         const before = await manager.findOneBy(User, { id: row.userId });
         if (!before) throw new AppException('INVALID_TOKEN');
+        // A disabled account stays as the administrator left it (and keeps the reset link an
+        // administrator may have sent for its recovery).
+        if (before.disabledAt) throw new AppException('ACCOUNT_DISABLED');
         this.users.changed(manager, row.userId);
         const now = new Date();
         await manager.update(

@@ -13,7 +13,7 @@ import { RevocationService } from '../tokens/revocation.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { CurrentPassword } from './current-password.service';
+import { CurrentPassword } from '../auth/current-password.service';
 
 export interface PasswordChanged {
   user: User;
@@ -62,18 +62,26 @@ export class PasswordChangeService {
     const changed = await this.database.transaction(async (manager) => {
       // The hash checked above must still be the stored one: of two parallel changes with the
       // same current password, the second finds the first's hash and is refused.
-      if ((await this.users.passwordHashShared(manager, userId)) !== stored.passwordHash) {
-        throw new AppException('INVALID_PASSWORD');
-      }
+      const hash = await this.users.passwordHashShared(manager, userId);
+      // Deleted meanwhile: as any call with a token whose account is gone.
+      if (hash === undefined) throw new AppException('INVALID_TOKEN');
+      if (hash !== stored.passwordHash) throw new AppException('INVALID_PASSWORD');
       // Sessions first, then the user row, as in every revocation, then the new session.
       await this.revocation.revokeEverything(userId, manager);
       await this.users.setPasswordHash(manager, userId, passwordHash);
+      // Disabled meanwhile (the row is held now): no new session for it; the rollback keeps
+      // the password and sessions as the administrator left them.
+      if ((await manager.findOneByOrFail(User, { id: userId })).disabledAt) {
+        throw new AppException('ACCOUNT_DISABLED');
+      }
       // A reset link mailed before the change would otherwise set the password back, and a
       // pending email change asked for with the old password would still move the account.
       await this.verificationTokens.retireOlder(manager, userId, 'password_reset');
       await this.verificationTokens.retireOlder(manager, userId, 'email_change');
       const refresh = await this.refreshTokens.startWithin(manager, userId, client);
-      await this.audit.record(manager, 'password_changed', userId, client);
+      await this.audit.record(manager, 'password_changed', userId, client, {
+        sessionId: refresh.family,
+      });
       const user = await manager.findOneByOrFail(User, { id: userId });
       return { user, refresh };
     });

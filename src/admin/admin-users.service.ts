@@ -6,6 +6,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { RevocationService } from '../tokens/revocation.service';
+import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { ListOptions, UserDirectory, UserPage } from '../users/user-directory.service';
 import { Role, User } from '../users/user.entity';
 
@@ -21,6 +22,7 @@ export class AdminUsersService {
     private readonly database: Database,
     private readonly directory: UserDirectory,
     private readonly revocation: RevocationService,
+    private readonly verificationTokens: VerificationTokensService,
     private readonly audit: AuditTrail,
     private readonly removal: AccountRemoval,
     private readonly emailFlows: EmailFlowsService,
@@ -61,6 +63,9 @@ export class AdminUsersService {
       const held = (await this.directory.findForUpdate(manager, id)) ?? notFound();
       if (held.disabledAt !== null) return held;
       const updated = (await this.directory.setDisabledIn(manager, id, new Date())) ?? notFound();
+      // A pending email change would otherwise still move the disabled account (and retire the
+      // reset link an administrator may send for its recovery).
+      await this.verificationTokens.retireOlder(manager, id, 'email_change');
       await this.audit.record(manager, 'account_disabled', id, client, { actorId: admin.id });
       return updated;
     });

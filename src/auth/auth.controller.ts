@@ -82,7 +82,7 @@ export class AuthController {
   })
   @ApiPublic()
   @ApiTokenDelivery('Login successful')
-  @ApiErrors(['LOGIN_FAILED', 400], 'LOGIN_FAILED', ...ANY_BODY, ...STORED)
+  @ApiErrors(['LOGIN_FAILED', 400], 'LOGIN_FAILED', 'ACCOUNT_DISABLED', ...ANY_BODY, ...STORED)
   async login(
     @Body() body: LoginDto,
     @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,

@@ -12,6 +12,7 @@ import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { CurrentPassword } from './current-password.service';
 import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
@@ -38,6 +39,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   controllers: [AuthController, SessionController, EmailFlowsController, LinkPagesController],
   providers: [
     AuthService,
+    CurrentPassword,
     LoginBackoff,
     EmailFlowsService,
     ResetPasswordBodyPipe,
@@ -54,6 +56,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   exports: [
     OriginPolicy,
     AuthCookies,
+    CurrentPassword,
     PasswordHasher,
     LoginBackoff,
     ApplicationUrlPolicy,

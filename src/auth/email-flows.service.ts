@@ -123,6 +123,9 @@ export class EmailFlowsService {
       await this.users.setPasswordHash(manager, userId, passwordHash);
       await this.users.markEmailVerified(manager, userId);
       await this.tokens.retireOlder(manager, userId, 'password_reset');
+      // An email change asked for with the old password must not outlive it: whoever knew that
+      // password could otherwise move the account to their address after the owner's reset.
+      await this.tokens.retireOlder(manager, userId, 'email_change');
       await this.revocation.revokeEverything(userId, manager);
       await this.audit.record(manager, 'password_changed', userId, client);
     });

@@ -80,7 +80,9 @@ export class RefreshTokensService {
         new Date(),
         client,
       );
-      await this.audit.record(manager, 'login_succeeded', userId, client);
+      await this.audit.record(manager, 'login_succeeded', userId, client, {
+        sessionId: refresh.family,
+      });
       return { user, refresh };
     });
   }
@@ -104,17 +106,24 @@ export class RefreshTokensService {
    * presented later is theft, and the whole family is revoked.
    */
   async rotate(claims: RefreshClaims, client?: ClientInfo): Promise<RotationResult> {
-    return this.database.transaction(async (manager) => {
-      const result =
-        (await this.claimLive(manager, claims)) ?? (await this.retired(manager, claims, client));
-      if (result.outcome !== 'rotated') return result;
-      // Read before the commit, while the session row is held: every revocation must lock that
-      // row too (sessions first, then the user), so none can commit in between, and the access
-      // token signed from this user cannot outlive a logout.
-      const user = await this.users.findForTokenCheck(manager, claims.sub);
-      // Disabling revokes every session too; this refusal holds even for one it missed.
-      return user && !user.disabledAt ? { ...result, user } : { outcome: 'invalid' };
-    });
+    return this.database
+      .transaction(async (manager) => {
+        const result =
+          (await this.claimLive(manager, claims)) ?? (await this.retired(manager, claims, client));
+        if (result.outcome !== 'rotated') return result;
+        // Read before the commit, while the session row is held: every revocation must lock
+        // that row too (sessions first, then the user), so none can commit in between, and the
+        // access token signed from this user cannot outlive a logout.
+        const user = await this.users.findForTokenCheck(manager, claims.sub);
+        // Deleted or disabled: the successor must not be committed, or it would come back to
+        // life when the account is enabled again.
+        if (!user || user.disabledAt) throw new RefusedRotation();
+        return { ...result, user };
+      })
+      .catch((error: unknown): RotationResult => {
+        if (error instanceof RefusedRotation) return { outcome: 'invalid' };
+        throw error;
+      });
   }
 
   /**
@@ -370,3 +379,6 @@ export class RefreshTokensService {
     );
   }
 }
+
+/** Thrown to roll a rotation back: its user is gone or disabled. */
+class RefusedRotation extends Error {}

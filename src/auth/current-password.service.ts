@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PasswordHasher } from '../auth/hashing/password-hasher.service';
-import { LoginBackoff } from '../auth/login-backoff.service';
+import { PasswordHasher } from './hashing/password-hasher.service';
+import { LoginBackoff } from './login-backoff.service';
 import { AppException } from '../common/errors/app.exception';
 import { User } from '../users/user.entity';
 
