@@ -15,6 +15,7 @@ import {
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 
 const FOREIGN_ORIGIN = 'https://evil.example.net';
+const METRICS_TOKEN = 'sessions-metrics-token-0123456789abcdef';
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
 const PHONE = 'SessionsTest/2.0 (the phone app)';
 
@@ -27,7 +28,7 @@ const PHONE = 'SessionsTest/2.0 (the phone app)';
 describe('the signed-in user’s sessions', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ USER_CACHE_TTL: '3600' });
+    t = await startTestApp({ USER_CACHE_TTL: '3600', METRICS_TOKEN });
   });
   afterAll(() => t.close());
 
@@ -491,6 +492,13 @@ describe('the signed-in user’s sessions', () => {
   it('keeps the audit trail: session_ended and logout, each naming its session', async () => {
     const { user, logins } = await devices(5);
     const [mine, deleted, other1, other2, last] = logins;
+    const before = await t
+      .http()
+      .get('/metrics')
+      .set('Authorization', `Bearer ${METRICS_TOKEN}`)
+      .expect(200);
+    const endedBefore = revocations(before.text, 'session_ended');
+    const logoutsBefore = revocations(before.text, 'logout');
     await end(mine.access, deleted.sid).expect(200);
     await logout(last.access, { scope: 'current' }).expect(200);
     await endOthers(mine.access).expect(200);
@@ -499,6 +507,14 @@ describe('the signed-in user’s sessions', () => {
     const events = (await t.app.get(AuditTrail).forUser(user.id))
       .filter((event) => ['session_ended', 'logout'].includes(event.type))
       .map((event) => `${event.type} ${event.sessionId}`);
+    // Counted as revocations once committed: the three session_ended events.
+    const metrics = await t
+      .http()
+      .get('/metrics')
+      .set('Authorization', `Bearer ${METRICS_TOKEN}`)
+      .expect(200);
+    expect(revocations(metrics.text, 'session_ended') - endedBefore).toBe(3);
+    expect(revocations(metrics.text, 'logout') - logoutsBefore).toBe(2);
     // Some land in the same millisecond: compared in any order.
     expect(events.sort()).toEqual(
       [
@@ -553,3 +569,10 @@ describe('expired sessions', () => {
     ).toEqual({ ended: 0 });
   });
 });
+
+/** The value of `auth_revocations_total{reason="…"}` in a Prometheus text answer (0 if absent). */
+function revocations(text: string, reason: string): number {
+  const series = `auth_revocations_total{reason="${reason}"} `;
+  const line = text.split('\n').find((candidate) => candidate.startsWith(series));
+  return line ? Number(line.slice(series.length)) : 0;
+}

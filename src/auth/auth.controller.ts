@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -15,7 +16,6 @@ import {
   ANY_BODY,
   ApiEnvelope,
   ApiErrors,
-  CLEAR_COOKIES,
   JSON_BODY,
   ApiTokenDelivery,
   STORED,
@@ -35,6 +35,13 @@ import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token
 export const TOKEN_DELIVERY_HEADER = 'x-token-delivery';
 
 type UserEnvelope = Envelope<UserDataModel>;
+
+const CLEARED_UNLESS_OTHERS: HeadersObject = {
+  'Set-Cookie': {
+    description: 'Clears access_token and refresh_token, except with `scope: "others"`.',
+    schema: { type: 'string' },
+  },
+};
 
 @ApiTags('auth')
 @Controller('auth')
@@ -142,7 +149,7 @@ export class AuthController {
   @ApiAccessToken()
   @ApiRefreshCookie()
   @ApiBody({ type: LogoutDto, required: false })
-  @ApiEnvelope(200, 'Logged out from all devices', { headers: CLEAR_COOKIES })
+  @ApiEnvelope(200, 'Logged out from all devices', { headers: CLEARED_UNLESS_OTHERS })
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
   async logout(
     @RequestUser() principal: User | RefreshClaims,

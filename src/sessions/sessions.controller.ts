@@ -1,5 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { AuthCookies } from '../auth/auth-cookies.service';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
 import { Envelope, ok } from '../common/http/envelope';
@@ -7,16 +8,17 @@ import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { SessionId } from '../common/http/session-id.decorator';
-import {
-  ANY_BODY,
-  ApiEnvelope,
-  ApiErrors,
-  CLEAR_COOKIES,
-  STORED,
-} from '../openapi/api-responses.decorator';
+import { ANY_BODY, ApiEnvelope, ApiErrors, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
 import { EndedSessionDataModel, EndedSessionsDataModel, SessionsDataModel } from './session.view';
 import { SessionsService } from './sessions.service';
+
+const CLEARED_IF_CURRENT: HeadersObject = {
+  'Set-Cookie': {
+    description: 'Only when the current session was ended: clears access_token and refresh_token.',
+    schema: { type: 'string' },
+  },
+};
 
 /**
  * The signed-in user's sessions (issue 17): one per login, its refresh tokens rotated from it and
@@ -61,7 +63,7 @@ export class SessionsController {
       'session, an unknown one and one already ended all answer 404 SESSION_NOT_FOUND.',
   })
   @ApiParam({ name: 'id', description: 'The session id, as listed (the `sid` claim).' })
-  @ApiEnvelope(200, 'Session ended', { data: EndedSessionDataModel, headers: CLEAR_COOKIES })
+  @ApiEnvelope(200, 'Session ended', { data: EndedSessionDataModel, headers: CLEARED_IF_CURRENT })
   @ApiErrors('SESSION_NOT_FOUND', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   async endSession(
     @RequestUser() user: User,

@@ -19,7 +19,7 @@ export class SessionsService {
 
   /**
    * Live sessions only (not revoked, not expired), newest use first. Each is the current token of
-   * its family: exactly one per live session (see UsersService.findForAccessCheck).
+   * its family: exactly one per live session (see UsersService.findWithSessions).
    */
   async list(userId: string, currentSessionId: string | undefined): Promise<SessionView[]> {
     const rows = await this.database.run((manager) =>
@@ -33,17 +33,17 @@ export class SessionsService {
         order: { createdAt: 'DESC', familyId: 'ASC' },
       }),
     );
-    const seen = new Set<string>();
-    return rows
-      .filter((row) => !seen.has(row.familyId) && seen.add(row.familyId))
-      .map((row) => ({
-        id: row.familyId,
-        created_at: (row.startedAt ?? row.createdAt).toISOString(),
-        last_used_at: row.createdAt.toISOString(),
-        ip: row.ip,
-        user_agent: row.userAgent,
-        current: row.familyId === currentSessionId,
-      }));
+    // One entry per session even if a family ever held two current rows (it cannot today).
+    const byFamily = new Map<string, RefreshSession>();
+    for (const row of rows) if (!byFamily.has(row.familyId)) byFamily.set(row.familyId, row);
+    return [...byFamily.values()].map((row) => ({
+      id: row.familyId,
+      created_at: (row.startedAt ?? row.createdAt).toISOString(),
+      last_used_at: row.createdAt.toISOString(),
+      ip: row.ip,
+      user_agent: row.userAgent,
+      current: row.familyId === currentSessionId,
+    }));
   }
 
   /**
