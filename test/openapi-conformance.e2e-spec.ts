@@ -299,6 +299,15 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         [401, () => json('/api/v1/auth/login', { ...credentials, password: 'wrong-password' })],
         [400, () => json('/api/v1/auth/login', {})],
         [415, () => plainText('/api/v1/auth/login')],
+        [
+          403,
+          async () => {
+            const disabled = await registerAndLogin(t);
+            await asAdmin('post', `/api/v1/admin/users/${disabled.user.id}/disable`).expect(200);
+            const { email, password } = disabled.credentials;
+            return json('/api/v1/auth/login', { email, password });
+          },
+        ],
       ];
     },
     'POST /api/v1/auth/refresh': () => [

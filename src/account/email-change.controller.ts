@@ -77,7 +77,7 @@ export class EmailChangeController {
       'and changes nothing.',
   })
   @ApiEnvelope(200, 'Email changed', { data: UserDataModel })
-  @ApiErrors('INVALID_TOKEN', 'ACCOUNT_DISABLED', 'REGISTRATION_FAILED', ...JSON_BODY, ...STORED)
+  @ApiErrors('INVALID_TOKEN', 'REGISTRATION_FAILED', ...JSON_BODY, ...STORED)
   async confirmEmailChange(
     @Body() body: EmailChangeConfirmDto,
     @Client() client: ClientInfo,

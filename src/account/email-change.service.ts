@@ -112,8 +112,9 @@ export class EmailChangeService {
         const before = await manager.findOneBy(User, { id: row.userId });
         if (!before) throw new AppException('INVALID_TOKEN');
         // A disabled account stays as the administrator left it (and keeps the reset link an
-        // administrator may have sent for its recovery).
-        if (before.disabledAt) throw new AppException('ACCOUNT_DISABLED');
+        // administrator may have sent for its recovery). Disabling retires these links, so
+        // this only settles a race with it.
+        if (before.disabledAt) throw new AppException('INVALID_TOKEN');
         this.users.changed(manager, row.userId);
         const now = new Date();
         await manager.update(
