@@ -1,4 +1,7 @@
+import { AccountRemoval } from '../src/account-removal/account-removal.service';
 import { AuditEvent } from '../src/audit/audit-event.entity';
+import { EmailFlowsService } from '../src/auth/email-flows.service';
+import { User } from '../src/users/user.entity';
 import { UserDirectory } from '../src/users/user-directory.service';
 import {
   LoggedIn,
@@ -9,6 +12,8 @@ import {
 } from './support/auth-helpers';
 import { SmtpSink } from './support/mailbox';
 import { TestApp, startTestApp } from './support/test-app';
+
+const METRICS = 'seams-metrics-token-0123456789-abcdef';
 
 /**
  * Where the parts of user management meet: account changes, password resets, disabled accounts,
@@ -21,7 +26,11 @@ describe('user management: where the parts meet', () => {
 
   beforeAll(async () => {
     sink = await new SmtpSink().start();
-    t = await startTestApp({ SMTP_URL: sink.url, LOGIN_FAILURES_FREE: '3' });
+    t = await startTestApp({
+      SMTP_URL: sink.url,
+      LOGIN_FAILURES_FREE: '3',
+      METRICS_TOKEN: METRICS,
+    });
     admin = await registerAndLogin(t, uniqueUser('seamadmin'));
     await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
   });
@@ -153,5 +162,53 @@ describe('user management: where the parts meet', () => {
       ['login_succeeded', sid(user.access)],
       ['password_changed', sid(changed.body.access_token as string)],
     ]);
+  });
+
+  it('a reset mail for an account deleted a moment ago is "no such account", not a 500', async () => {
+    const doomed = await registerAndLogin(t);
+    // As the administrator's reset route holds it: read before the deletion commits.
+    const stale = await t.dataSource.getRepository(User).findOneByOrFail({ id: doomed.user.id });
+    const client = { ip: '127.0.0.1', userAgent: 'test', requestId: 'seams' };
+    await t.app.get(AccountRemoval).remove(doomed.user.id, client, admin.user.id);
+
+    const sending = t.app
+      .get(EmailFlowsService)
+      .sendPasswordReset(stale, undefined, client, admin.user.id);
+
+    await expect(sending).rejects.toMatchObject({ code: 'USER_NOT_FOUND' });
+  });
+
+  it('counts what administrators end in auth_revocations_total', async () => {
+    const series = (reason: string) => `auth_revocations_total{reason="${reason}"}`;
+    const read = async () => {
+      const text = (
+        await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS}`).expect(200)
+      ).text;
+      const value = (reason: string) => {
+        const line = text.split('\n').find((l) => l.startsWith(`${series(reason)} `));
+        return line ? Number(line.slice(series(reason).length + 1)) : 0;
+      };
+      return {
+        admin: value('admin'),
+        disabled: value('account_disabled'),
+        deleted: value('account_deleted'),
+      };
+    };
+    const before = await read();
+    const user = await registerAndLogin(t);
+
+    await asAdmin(`/api/v1/admin/users/${user.user.id}/sessions/end`).expect(200);
+    await asAdmin(`/api/v1/admin/users/${user.user.id}/disable`).expect(200);
+    await t
+      .http()
+      .delete(`/api/v1/admin/users/${user.user.id}`)
+      .set(bearer(admin.access))
+      .expect(200);
+
+    expect(await read()).toEqual({
+      admin: before.admin + 1,
+      disabled: before.disabled + 1,
+      deleted: before.deleted + 1,
+    });
   });
 });

@@ -72,6 +72,13 @@ export class AuditTrail {
         return this.metrics.revoked('password_reset');
       case 'refresh_reuse_detected':
         return this.metrics.revoked('refresh_reuse');
+      // An administrator ended them: every session of the account, once per action.
+      case 'sessions_ended':
+        return this.metrics.revoked('admin');
+      case 'account_disabled':
+        return this.metrics.revoked('account_disabled');
+      case 'account_deleted':
+        return this.metrics.revoked('account_deleted');
     }
   }
 

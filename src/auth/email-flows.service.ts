@@ -5,6 +5,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
+import { isForeignKeyViolation } from '../database/database-errors';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
 import { RevocationService } from '../tokens/revocation.service';
 import { TokenPurpose } from '../tokens/verification-token.entity';
@@ -140,9 +141,17 @@ export class EmailFlowsService {
   ): Promise<string> {
     const ttl =
       purpose === 'password_reset' ? this.mailConfig.resetTtl : this.mailConfig.verificationTtl;
-    const token = await this.database.run((manager) =>
-      this.tokens.issue(manager, user.id, purpose, ttl),
-    );
+    const token = await this.database
+      .run((manager) => this.tokens.issue(manager, user.id, purpose, ttl))
+      .catch((error: unknown) => {
+        // The account was deleted between its lookup and this insert: as if it had not been found.
+        if (!isForeignKeyViolation(error)) throw error;
+        throw purpose === 'password_reset'
+          ? new AppException('USER_NOT_FOUND')
+          : new AppException('EMAIL_ALREADY_VERIFIED', {
+              message: 'The email is already verified or no account uses it',
+            });
+      });
     const message: TokenMail = {
       to: user.email,
       username: user.username,

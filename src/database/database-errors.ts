@@ -29,6 +29,16 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
+/** A row that names a parent row no longer there (the user deleted in the meantime). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const inner = driverError(error);
+  return (
+    inner.code === 'ER_NO_REFERENCED_ROW_2' ||
+    inner.errno === 1452 ||
+    /FOREIGN KEY constraint failed/.test(inner.message ?? '')
+  );
+}
+
 export function isConnectionFailure(error: unknown): boolean {
   const inner = driverError(error);
   return (

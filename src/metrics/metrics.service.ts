@@ -72,7 +72,16 @@ export class Metrics implements OnApplicationShutdown {
     this.refreshes.inc({ outcome });
   }
 
-  revoked(reason: 'logout' | 'password_reset' | 'refresh_reuse' | 'session_ended'): void {
+  revoked(
+    reason:
+      | 'logout'
+      | 'password_reset'
+      | 'refresh_reuse'
+      | 'session_ended'
+      | 'admin'
+      | 'account_disabled'
+      | 'account_deleted',
+  ): void {
     this.revocations.inc({ reason });
   }
 
