@@ -56,7 +56,7 @@ describe('a Redis that hangs, seen by two instances', () => {
     const kept = await registerAndLogin(a);
     for (const t of [a, b]) await verify(t, kept.access).expect(200);
     // Both instances share the class; the counts below are taken while nothing else runs.
-    const databaseReads = jest.spyOn(UsersService.prototype, 'findWithSessions');
+    const databaseReads = jest.spyOn(UsersService.prototype, 'findWithSession');
 
     for (const outage of [1, 2]) {
       const revoked = await registerAndLogin(b);

@@ -19,7 +19,7 @@ export class SessionsService {
 
   /**
    * Live sessions only (not revoked, not expired), newest use first. Each is the current token of
-   * its family: exactly one per live session (see UsersService.findWithSessions).
+   * its family: exactly one per live session (see UsersService.findWithSession).
    */
   async list(userId: string, currentSessionId: string | undefined): Promise<SessionView[]> {
     const rows = await this.database.run((manager) =>

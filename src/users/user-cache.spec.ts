@@ -100,6 +100,18 @@ describe('UserCache', () => {
       expect(load).toHaveBeenCalledTimes(1);
     });
 
+    it('keeps the sessions it knew beside the one a load found, so two devices do not take turns', async () => {
+      const cache = new UserCache(60_000);
+      await cache.getOrLoadWithSessions('user_1', 's1', () => withSessions('s1'), 'g0');
+      await cache.getOrLoadWithSessions('user_1', 's2', () => withSessions('s2'), 'g0');
+      const load = jest.fn(() => withSessions('s1'));
+
+      await cache.getOrLoadWithSessions('user_1', 's1', load, 'g0');
+      await cache.getOrLoadWithSessions('user_1', 's2', load, 'g0');
+
+      expect(load).not.toHaveBeenCalled();
+    });
+
     it('never serves a copy loaded under another stamp (a session ended anywhere since)', async () => {
       const cache = new UserCache(60_000);
       await cache.getOrLoadWithSessions('user_1', 's1', () => withSessions('s1', 's2'), 'g0');

@@ -1,6 +1,9 @@
 import { User } from './user.entity';
 
-/** A user with the ids of their live sessions (refresh-token families), read together. */
+/**
+ * A user with ids of their sessions (refresh-token families) known to be live, read together:
+ * the one a check asked about, and those earlier checks under the same stamp found live.
+ */
 export interface UserWithSessions {
   user: User;
   sessions: ReadonlySet<string>;
@@ -60,9 +63,11 @@ export class UserCache {
 
   /**
    * As `getOrLoad`, for an access-token check of session `sessionId`: served from an entry that
-   * holds the user's live sessions and names this one. An entry without it is loaded again: a
-   * session begun since (a login) is only missing from the copy, and a session ended since has
-   * changed the stamp, so the reload is what decides.
+   * names this session as live. An entry without it is loaded again (`load` reads the user and
+   * whether this one session is live), and the sessions the entry already knew are kept beside
+   * it: under the same stamp none of them can have ended (ending one moves the stamp, or
+   * invalidates here). A user signed in on many devices so builds the set one check at a time
+   * instead of reading every session on each load.
    */
   async getOrLoadWithSessions(
     id: string,
@@ -74,8 +79,11 @@ export class UserCache {
     if (cached?.sessions?.has(sessionId)) return { user: cached.user, sessions: cached.sessions };
     const epoch = this.epoch;
     const loaded = await load();
-    if (loaded && this.enabled && epoch === this.epoch) this.store(loaded, stamp);
-    return loaded;
+    if (!loaded || !this.enabled || epoch !== this.epoch) return loaded;
+    const known = cached?.sessions ?? new Set<string>();
+    const kept = { user: loaded.user, sessions: new Set([...known, ...loaded.sessions]) };
+    this.store(kept, stamp);
+    return kept;
   }
 
   invalidate(id: string): void {

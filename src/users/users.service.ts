@@ -54,17 +54,17 @@ export class UsersService {
 
   /**
    * For access-token checks: the user, if `sessionId` (the token's `sid`) is one of their live
-   * sessions, else null. The user and the ids of their live sessions are read in one query and
+   * sessions, else null. The user and whether this session is live are read in one query and
    * cached together under the user's generation, which ending any session moves (`changed`), so
    * a session ended on any instance is refused by every instance's next check while the user's
-   * other sessions stay served from memory. A session begun since the copy was loaded is read
-   * again (see UserCache). While Redis is down on this instance, every check reads the database.
+   * other sessions stay served from memory. A session not in the copy yet is read again (see
+   * UserCache). While Redis is down on this instance, every check reads the database.
    *
    * The sessions' table belongs to TokensModule; it is read here, beside the user, so that one
    * query and one cache entry serve the check on every request.
    */
   async findForAccessCheck(id: string, sessionId: string): Promise<User | null> {
-    const load = () => this.findWithSessions(id);
+    const load = () => this.findWithSession(id, sessionId);
     const stamp = await this.generations.current(id);
     const found =
       stamp === undefined
@@ -74,32 +74,34 @@ export class UsersService {
   }
 
   /**
-   * The user and the ids of their live sessions, from the database in one query (the token
-   * check's read on a miss). A live session is a refresh-token family with a current
-   * (unrotated, unrevoked) token: a rotation marks one row rotated and inserts its successor in
-   * one transaction, so a family always has exactly one such row until it is revoked. An expired
-   * one counts until the janitor removes it: its access tokens expired before it did.
+   * The user, and `sessionId` among their sessions if it is live, from the database in one
+   * query (the token check's read on a miss). A live session is a refresh-token family with a
+   * current (unrotated, unrevoked) token: a rotation marks one row rotated and inserts its
+   * successor in one transaction, so a family always has exactly one such row until it is
+   * revoked. An expired one counts until the janitor removes it: its access tokens expired
+   * before it did. One session, not all of them: a user signed in on hundreds of devices must
+   * not make every load read hundreds of rows.
    */
-  findWithSessions(id: string): Promise<UserWithSessions | null> {
-    return this.database.run((manager) => this.loadWithSessions(manager, id));
+  findWithSession(id: string, sessionId: string): Promise<UserWithSessions | null> {
+    return this.database.run((manager) => this.loadWithSession(manager, id, sessionId));
   }
 
   /**
    * Plain SQL, hydrated through the entity's own column metadata as TypeORM would: the query
-   * builder's join and transformation cost more CPU than the statement itself (measured in
-   * docs/performance.md).
+   * builder costs more CPU than the statement itself (measured in docs/performance.md).
    * `users.*` keeps up with columns added later; the entity decides which are read.
    */
-  private async loadWithSessions(
+  private async loadWithSession(
     manager: EntityManager,
     id: string,
+    sessionId: string,
   ): Promise<UserWithSessions | null> {
     const rows = await manager.query<Array<Record<string, unknown>>>(
-      'SELECT users.*, refresh_sessions.family_id AS session_family_id FROM users' +
-        ' LEFT JOIN refresh_sessions ON refresh_sessions.user_id = users.id' +
-        ' AND refresh_sessions.revoked_at IS NULL AND refresh_sessions.rotated_at IS NULL' +
-        ' WHERE users.id = ?',
-      [id],
+      'SELECT users.*, EXISTS (SELECT 1 FROM refresh_sessions' +
+        ' WHERE refresh_sessions.family_id = ? AND refresh_sessions.user_id = users.id' +
+        ' AND refresh_sessions.revoked_at IS NULL AND refresh_sessions.rotated_at IS NULL)' +
+        ' AS session_live FROM users WHERE users.id = ?',
+      [sessionId, id],
     );
     if (rows.length === 0) return null;
     const { columns } = manager.connection.getMetadata(User);
@@ -111,11 +113,9 @@ export class UsersService {
         driver.prepareHydratedValue(rows[0][column.databaseName], column),
       );
     }
-    const sessions = new Set<string>();
-    for (const row of rows) {
-      if (typeof row.session_family_id === 'string') sessions.add(row.session_family_id);
-    }
-    return { user, sessions };
+    // 1 on both databases (MariaDB may send it as a string or a bigint).
+    const live = Number(rows[0].session_live) === 1;
+    return { user, sessions: new Set(live ? [sessionId] : []) };
   }
 
   findByEmail(email: string): Promise<User | null> {
