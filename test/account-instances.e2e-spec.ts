@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readOutbox } from './support/mailbox';
-import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { REDIS_SERVER, dropKeys, uniquePrefix } from './support/shared-redis';
-import { TestDatabase, createTestDatabase } from './support/test-database';
+import { ProcessPair, startProcessPair } from './support/process-pair';
+import { ServiceProcess } from './support/service-process';
 
 const PASSWORD = 'correct horse';
 const NEW_PASSWORD = 'a brand new secret';
@@ -15,37 +14,19 @@ const NEW_PASSWORD = 'a brand new secret';
  * the change at once, never its warm copy.
  */
 describe('account changes across two processes', () => {
-  let database: TestDatabase;
-  let prefix: string;
+  let pair: ProcessPair | undefined;
   let outboxDir: string;
   let a: ServiceProcess | undefined;
   let b: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    if (database.kind !== 'mysql') {
-      throw new Error('Two processes need MariaDB (TEST_DATABASE_URL)');
-    }
-    prefix = uniquePrefix();
     outboxDir = mkdtempSync(join(tmpdir(), 'account-outbox-'));
-    const env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: REDIS_SERVER.toString(),
-      REDIS_KEY_PREFIX: prefix,
-      PUBLIC_URL: 'http://auth.example.test',
-      USER_CACHE_TTL: '60',
-      MAIL_OUTBOX_DIR: outboxDir,
-    };
-    // One after the other: the first runs the migrations on the empty database.
-    a = await startServiceProcess(env);
-    b = await startServiceProcess(env);
+    pair = await startProcessPair({ USER_CACHE_TTL: '60', MAIL_OUTBOX_DIR: outboxDir });
+    ({ a, b } = pair);
   }, 120_000);
 
   afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await database?.drop();
-    if (prefix) await dropKeys(prefix);
+    await pair?.stop();
     if (outboxDir) rmSync(outboxDir, { recursive: true, force: true });
   });
 

@@ -1,7 +1,7 @@
 import { createConnection } from 'mysql2/promise';
-import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { REDIS_SERVER, dropKeys, uniquePrefix } from './support/shared-redis';
-import { TestDatabase, createTestDatabase } from './support/test-database';
+import { ProcessPair, startProcessPair } from './support/process-pair';
+import { ServiceProcess } from './support/service-process';
+import { TestDatabase } from './support/test-database';
 
 const TRIALS = 24;
 const PASSWORD = 'admin-multi-1';
@@ -15,39 +15,22 @@ type Action = 'disable' | 'delete' | 'sessions/end';
  * strategies, so they would not be two instances.)
  */
 describe('admin changes across two processes', () => {
-  let database: TestDatabase;
-  let prefix: string;
+  let pair: ProcessPair | undefined;
   let a: ServiceProcess | undefined;
   let b: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    if (database.kind !== 'mysql') {
-      throw new Error('Two processes need MariaDB (TEST_DATABASE_URL)');
-    }
-    prefix = uniquePrefix();
-    const env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: REDIS_SERVER.toString(),
-      REDIS_KEY_PREFIX: prefix,
-      PUBLIC_URL: 'http://auth.example.test',
-      USER_CACHE_TTL: '600',
-    };
-    // One after the other: the first runs the migrations on the empty database.
-    a = await startServiceProcess(env);
-    b = await startServiceProcess(env);
+    pair = await startProcessPair({ USER_CACHE_TTL: '600' });
+    ({ a, b } = pair);
   }, 120_000);
 
   afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await database?.drop();
-    if (prefix) await dropKeys(prefix);
+    await pair?.stop();
   });
 
   it(`refuses a disabled, deleted or ended user's live token on the other instance at the next call (${TRIALS} trials)`, async () => {
     const admin = await register(a!, 'admin');
-    await makeAdmin(database, admin.email);
+    await makeAdmin(pair!.database, admin.email);
     const adminToken = (await login(a!, admin)).access;
 
     const failures: string[] = [];
@@ -91,7 +74,7 @@ describe('admin changes across two processes', () => {
 
   it('applies a role change at once on the other instance (the admin routes open and close)', async () => {
     const admin = await register(a!, 'admin2');
-    await makeAdmin(database, admin.email);
+    await makeAdmin(pair!.database, admin.email);
     const adminToken = (await login(a!, admin)).access;
     const user = await register(a!, 'promoted');
     const session = await login(b!, user);

@@ -1,6 +1,5 @@
-import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { REDIS_SERVER, dropKeys, uniquePrefix } from './support/shared-redis';
-import { TestDatabase, createTestDatabase } from './support/test-database';
+import { ProcessPair, startProcessPair } from './support/process-pair';
+import { ServiceProcess } from './support/service-process';
 
 const TRIALS = 1150;
 /** Trials run side by side, each worker with an account of its own. */
@@ -15,33 +14,17 @@ const BACKGROUND_MAX_IN_FLIGHT = 20;
  * pub/sub notice left (the notice arriving after the logout had answered) must be gone.
  */
 describe('revocation across two processes under load', () => {
-  let database: TestDatabase;
-  let prefix: string;
+  let pair: ProcessPair | undefined;
   let a: ServiceProcess | undefined;
   let b: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    if (database.kind !== 'mysql')
-      throw new Error('Two processes need MariaDB (TEST_DATABASE_URL)');
-    prefix = uniquePrefix();
-    const env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: REDIS_SERVER.toString(),
-      REDIS_KEY_PREFIX: prefix,
-      // One issuer and audience for both: they default to each instance's own URL.
-      PUBLIC_URL: 'http://auth.example.test',
-    };
-    // One after the other: the first runs the migrations on the empty database.
-    a = await startServiceProcess(env);
-    b = await startServiceProcess(env);
+    pair = await startProcessPair({});
+    ({ a, b } = pair);
   }, 120_000);
 
   afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await database?.drop();
-    if (prefix) await dropKeys(prefix);
+    await pair?.stop();
   });
 
   it(`never accepts a token on one instance once its logout on the other has answered (${TRIALS} trials)`, async () => {

@@ -1,6 +1,5 @@
-import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { REDIS_SERVER, dropKeys, uniquePrefix } from './support/shared-redis';
-import { TestDatabase, createTestDatabase } from './support/test-database';
+import { ProcessPair, startProcessPair } from './support/process-pair';
+import { ServiceProcess } from './support/service-process';
 
 const TRIALS = 40;
 const WORKERS = 4;
@@ -13,34 +12,17 @@ const WORKERS = 4;
  * would be served if the ending did not reach it.
  */
 describe('ending a session across two processes', () => {
-  let database: TestDatabase;
-  let prefix: string;
+  let pair: ProcessPair | undefined;
   let a: ServiceProcess | undefined;
   let b: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    if (database.kind !== 'mysql') {
-      throw new Error('Two processes need MariaDB (TEST_DATABASE_URL)');
-    }
-    prefix = uniquePrefix();
-    const env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: REDIS_SERVER.toString(),
-      REDIS_KEY_PREFIX: prefix,
-      PUBLIC_URL: 'http://auth.example.test',
-      USER_CACHE_TTL: '3600',
-    };
-    // One after the other: the first runs the migrations on the empty database.
-    a = await startServiceProcess(env);
-    b = await startServiceProcess(env);
+    pair = await startProcessPair({ USER_CACHE_TTL: '3600' });
+    ({ a, b } = pair);
   }, 120_000);
 
   afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await database?.drop();
-    if (prefix) await dropKeys(prefix);
+    await pair?.stop();
   });
 
   it(`refuses a session ended from the list on the other instance at once, and only that one (${TRIALS} trials)`, async () => {
