@@ -1,13 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
-import { SessionTokens } from '../auth/auth-cookies.service';
 import { PasswordHasher } from '../auth/hashing/password-hasher.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { Database } from '../database/database.service';
 import { MailService } from '../mail/mail.service';
-import { AccessTokensService } from '../tokens/access-tokens.service';
+import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { RevocationService } from '../tokens/revocation.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
@@ -86,17 +85,9 @@ export class PasswordChangeService {
       return { user, refresh };
     });
     const { user, refresh } = changed;
-    const access = this.accessTokens.issue(user, refresh.family);
+    const tokens = this.accessTokens.sessionTokens(user, refresh);
     await this.notify(user, client);
-    return {
-      user,
-      tokens: {
-        accessToken: access.token,
-        accessExpiresIn: access.expiresIn,
-        refreshToken: refresh.token,
-        refreshExpiresIn: refresh.expiresIn,
-      },
-    };
+    return { user, tokens };
   }
 
   /**

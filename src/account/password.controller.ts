@@ -1,10 +1,9 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { TOKEN_DELIVERY_HEADER } from '../auth/auth.controller';
-import { AuthCookies } from '../auth/auth-cookies.service';
+import { SessionDelivery } from '../auth/session-delivery.service';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
-import { Envelope, ok } from '../common/http/envelope';
+import { Envelope } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
@@ -12,7 +11,6 @@ import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
-import { publicUser, tokenResponseUser } from '../users/user.view';
 import { ChangePasswordDto } from './dto/change-password.dto';
 import { PasswordChangeService } from './password-change.service';
 
@@ -23,8 +21,7 @@ const CHANGED = 'Password changed. Other sessions have been signed out.';
 export class PasswordController {
   constructor(
     private readonly passwords: PasswordChangeService,
-    private readonly cookies: AuthCookies,
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly sessions: SessionDelivery,
   ) {}
 
   @Post('password')
@@ -59,18 +56,6 @@ export class PasswordController {
       body.newPassword,
       client,
     );
-    const { tokens } = changed;
-    if (delivery?.trim().toLowerCase() === 'body') {
-      this.adapterHost.httpAdapter.setHeader(res, 'Cache-Control', 'no-store');
-      return {
-        access_token: tokens.accessToken,
-        refresh_token: tokens.refreshToken,
-        token_type: 'Bearer',
-        expires_in: tokens.accessExpiresIn,
-        user: tokenResponseUser(changed.user),
-      };
-    }
-    this.cookies.set(res, tokens);
-    return ok(CHANGED, { user: publicUser(changed.user) });
+    return this.sessions.deliver(res, changed, delivery, CHANGED);
   }
 }

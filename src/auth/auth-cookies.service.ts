@@ -2,17 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { CookieConfig, HttpPlatform } from '../config/config.sections';
 import { CookieAttributes, setCookie } from '../platform/response-cookies';
+import { SessionTokens } from '../tokens/access-tokens.service';
 import { ACCESS_COOKIE, REFRESH_COOKIE } from './strategies/token-extractors';
 
 /** The refresh token is sent only to the auth routes, never with the app's other requests. */
 export const REFRESH_COOKIE_PATH = '/api/v1/auth';
-
-export interface SessionTokens {
-  accessToken: string;
-  accessExpiresIn: number;
-  refreshToken: string;
-  refreshExpiresIn: number;
-}
 
 /** The one place that writes and clears the auth cookies, on either platform. */
 @Injectable()

@@ -1,5 +1,4 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { Envelope, ok } from '../common/http/envelope';
@@ -10,8 +9,8 @@ import { SessionId } from '../common/http/session-id.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { RefreshClaims } from '../tokens/refresh-tokens.service';
 import { User } from '../users/user.entity';
-import { publicUser, tokenResponseUser } from '../users/user.view';
-import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
+import { publicUser } from '../users/user.view';
+import { UserDataModel } from '../openapi/api-models';
 import {
   ANY_BODY,
   ApiEnvelope,
@@ -22,7 +21,8 @@ import {
 } from '../openapi/api-responses.decorator';
 import { ApiAccessToken, ApiPublic, ApiRefreshCookie } from '../openapi/security-schemes';
 import { AuthCookies } from './auth-cookies.service';
-import { AuthService, Session } from './auth.service';
+import { AuthService } from './auth.service';
+import { SessionDelivery } from './session-delivery.service';
 import { LoginDto } from './dto/login.dto';
 import { LogoutDto } from './dto/logout.dto';
 import { RegisterDto } from './dto/register.dto';
@@ -49,7 +49,7 @@ export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly cookies: AuthCookies,
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly sessions: SessionDelivery,
   ) {}
 
   @Post('register')
@@ -96,7 +96,12 @@ export class AuthController {
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
-    return this.deliver(await this.auth.login(body, client), delivery, res, 'Login successful');
+    return this.sessions.deliver(
+      res,
+      await this.auth.login(body, client),
+      delivery,
+      'Login successful',
+    );
   }
 
   @Post('refresh')
@@ -120,10 +125,10 @@ export class AuthController {
     @Client() client: ClientInfo,
   ) {
     try {
-      return this.deliver(
+      return this.sessions.deliver(
+        res,
         await this.auth.refresh(claims, client),
         delivery,
-        res,
         'Token refreshed',
       );
     } catch (error) {
@@ -197,26 +202,5 @@ export class AuthController {
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   verifyTokenPost(@RequestUser() user: User): UserEnvelope {
     return this.verifyTokenGet(user);
-  }
-
-  private deliver(
-    session: Session,
-    delivery: string | undefined,
-    res: HttpResponse,
-    message: string,
-  ): TokenResponseModel | UserEnvelope {
-    const { user, tokens } = session;
-    if (delivery?.trim().toLowerCase() === 'body') {
-      this.adapterHost.httpAdapter.setHeader(res, 'Cache-Control', 'no-store');
-      return {
-        access_token: tokens.accessToken,
-        refresh_token: tokens.refreshToken,
-        token_type: 'Bearer',
-        expires_in: tokens.accessExpiresIn,
-        user: tokenResponseUser(user),
-      };
-    }
-    this.cookies.set(res, tokens);
-    return ok(message, { user: publicUser(user) });
   }
 }

@@ -19,6 +19,7 @@ import { LoginBackoff } from './login-backoff.service';
 import { LinkPagesController } from './link-pages.controller';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { SessionController } from './session.controller';
+import { SessionDelivery } from './session-delivery.service';
 import { OriginPolicy } from '../common/http/origin.policy';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
@@ -40,6 +41,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   providers: [
     AuthService,
     CurrentPassword,
+    SessionDelivery,
     LoginBackoff,
     EmailFlowsService,
     ResetPasswordBodyPipe,
@@ -57,6 +59,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     OriginPolicy,
     AuthCookies,
     CurrentPassword,
+    SessionDelivery,
     PasswordHasher,
     LoginBackoff,
     ApplicationUrlPolicy,

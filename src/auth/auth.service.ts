@@ -6,17 +6,13 @@ import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { Metrics } from '../metrics/metrics.service';
-import { AccessTokensService } from '../tokens/access-tokens.service';
-import {
-  IssuedRefreshToken,
-  RefreshClaims,
-  RefreshTokensService,
-} from '../tokens/refresh-tokens.service';
+import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
+import { RefreshClaims, RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { RevocationService } from '../tokens/revocation.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, UsersService } from '../users/users.service';
-import { SessionTokens } from './auth-cookies.service';
+
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { LoginDto } from './dto/login.dto';
 import { LogoutScope } from './dto/logout.dto';
@@ -132,7 +128,10 @@ export class AuthService {
     const started = await this.refreshTokens.start(user.id, user.passwordHash, client);
     if (!started) throw new AppException('LOGIN_FAILED');
     await this.backoff.succeeded(input.email);
-    return this.session(started.user, started.refresh);
+    return {
+      user: started.user,
+      tokens: this.accessTokens.sessionTokens(started.user, started.refresh),
+    };
   }
 
   async refresh(claims: RefreshClaims, client?: ClientInfo): Promise<Session> {
@@ -152,7 +151,10 @@ export class AuthService {
             : 'The refresh token is invalid or has expired',
       });
     }
-    return this.session(result.user, result.refresh);
+    return {
+      user: result.user,
+      tokens: this.accessTokens.sessionTokens(result.user, result.refresh),
+    };
   }
 
   /**
@@ -194,19 +196,5 @@ export class AuthService {
       }
       return ended.length;
     });
-  }
-
-  /** The access token names the refresh token's session family (`sid`). */
-  private session(user: User, refresh: IssuedRefreshToken): Session {
-    const access = this.accessTokens.issue(user, refresh.family);
-    return {
-      user,
-      tokens: {
-        accessToken: access.token,
-        accessExpiresIn: access.expiresIn,
-        refreshToken: refresh.token,
-        refreshExpiresIn: refresh.expiresIn,
-      },
-    };
   }
 }

@@ -33,6 +33,14 @@ export interface IssuedAccessToken {
  * Access tokens through JwtModule's JwtService (registered in TokensModule with the configured
  * key, algorithm, `typ`, issuer, audience and lifetime).
  */
+
+/** What a client gets for a session: in cookies, or in the body-token response. */
+export interface SessionTokens {
+  accessToken: string;
+  accessExpiresIn: number;
+  refreshToken: string;
+  refreshExpiresIn: number;
+}
 @Injectable()
 export class AccessTokensService {
   constructor(
@@ -44,6 +52,23 @@ export class AccessTokensService {
   /** The public keys other services verify with; none for HS256, whose secret is never shared. */
   get jwks(): Readonly<JwkSet> {
     return this.keys.jwks;
+  }
+
+  /**
+   * A session's tokens for its client: a new access token naming the refresh token's family
+   * (`sid`), beside that refresh token.
+   */
+  sessionTokens(
+    user: User,
+    refresh: { token: string; expiresIn: number; family: string },
+  ): SessionTokens {
+    const access = this.issue(user, refresh.family);
+    return {
+      accessToken: access.token,
+      accessExpiresIn: access.expiresIn,
+      refreshToken: refresh.token,
+      refreshExpiresIn: refresh.expiresIn,
+    };
   }
 
   /** A token for `user` in the session family `sessionId`. */

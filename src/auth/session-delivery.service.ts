@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { Envelope, ok } from '../common/http/envelope';
+import { HttpResponse } from '../common/http/http-request';
+import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
+import { publicUser, tokenResponseUser } from '../users/user.view';
+import { AuthCookies } from './auth-cookies.service';
+import { Session } from './auth.service';
+
+/**
+ * Hands a new session to its client, the same way wherever one starts (login, refresh, a
+ * password change): with `X-Token-Delivery: body`, the contract's token response, no cookies and
+ * not cached; otherwise the HttpOnly cookies and the envelope with `data.user`.
+ */
+@Injectable()
+export class SessionDelivery {
+  constructor(
+    private readonly cookies: AuthCookies,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  deliver(
+    res: HttpResponse,
+    session: Session,
+    delivery: string | undefined,
+    message: string,
+  ): TokenResponseModel | Envelope<UserDataModel> {
+    const { user, tokens } = session;
+    if (delivery?.trim().toLowerCase() === 'body') {
+      this.adapterHost.httpAdapter.setHeader(res, 'Cache-Control', 'no-store');
+      return {
+        access_token: tokens.accessToken,
+        refresh_token: tokens.refreshToken,
+        token_type: 'Bearer',
+        expires_in: tokens.accessExpiresIn,
+        user: tokenResponseUser(user),
+      };
+    }
+    this.cookies.set(res, tokens);
+    return ok(message, { user: publicUser(user) });
+  }
+}
