@@ -8,7 +8,6 @@ import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
-import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import {
   ApiEnvelope,
   ApiErrors,
@@ -35,8 +34,6 @@ export class OwnAccountController {
   @Delete('me')
   @HttpCode(200)
   @Authenticated()
-  // A stolen access token must not buy unlimited password guesses.
-  @StrictThrottle()
   @ApiOperation({
     operationId: 'deleteAccount',
     summary: 'Delete my account (confirmed by the current password)',
@@ -45,7 +42,8 @@ export class OwnAccountController {
       'it is refused from then on, on every instance, and the cookies are cleared. The email ' +
       'and username can be registered again. The audit trail keeps the account’s events and ' +
       'records `account_deleted`. A wrong password is 403 INVALID_PASSWORD (not 401, which ' +
-      'would make a browser client refresh and retry). Takes the strict rate limit of login.',
+      'would make a browser client refresh and retry); wrong passwords count towards the ' +
+      "account's login slow-down (429 RATE_LIMITED), so a stolen token cannot guess on and on.",
   })
   @ApiEnvelope(200, 'Account deleted', { headers: CLEAR_COOKIES })
   @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', 'RATE_LIMITED', ...JSON_BODY, ...STORED)

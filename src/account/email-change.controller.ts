@@ -7,7 +7,6 @@ import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
-import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { AppConfig } from '../config/config.sections';
 import { UserDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
@@ -31,7 +30,6 @@ export class EmailChangeController {
   @Post()
   @HttpCode(200)
   @Authenticated()
-  @StrictThrottle()
   @ApiOperation({
     operationId: 'requestEmailChange',
     summary: 'Ask to change the email address, confirmed by the password',
@@ -41,8 +39,8 @@ export class EmailChangeController {
       'seconds (1 hour by default); the account keeps its address until the link is used. ' +
       'Once the mail is sent, change links sent earlier stop working. A wrong password is 403 ' +
       'INVALID_PASSWORD; an address another account has is 409 REGISTRATION_FAILED, as at ' +
-      'registration. Shares the strict rate limit of login; wrong passwords count towards the ' +
-      "account's login slow-down (429 RATE_LIMITED with Retry-After while it waits).",
+      "registration. Wrong passwords count towards the account's login slow-down (429 " +
+      'RATE_LIMITED with Retry-After while it waits), shared with login on every instance.',
   })
   @ApiEnvelope(200, SENT)
   @ApiErrors(
@@ -65,7 +63,6 @@ export class EmailChangeController {
   @Post('confirm')
   @HttpCode(200)
   @ApiPublic()
-  @StrictThrottle()
   @ApiOperation({
     operationId: 'confirmEmailChange',
     summary: 'Complete an email change with the token mailed to the new address (single use)',

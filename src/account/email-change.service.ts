@@ -39,7 +39,7 @@ export class EmailChangeService {
    * Mails the link to the new address; once it is sent, the user's earlier change links stop
    * working. An address another account has is 409 REGISTRATION_FAILED, as registration answers
    * it (that route already tells whether an address is taken; this one asks for a password
-   * first and is rate-limited as strictly).
+   * first, and wrong ones are slowed down per account).
    */
   async request(
     userId: string,

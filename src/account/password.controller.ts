@@ -7,7 +7,6 @@ import { Envelope } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
-import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
@@ -27,7 +26,6 @@ export class PasswordController {
   @Post('password')
   @HttpCode(200)
   @Authenticated()
-  @StrictThrottle()
   @ApiOperation({
     operationId: 'changePassword',
     summary: 'Change the password, confirmed by the current one',
@@ -38,8 +36,8 @@ export class PasswordController {
       'it: cookies, or with `X-Token-Delivery: body` the token response (clients that send the ' +
       'access token as a bearer header want that form: the token they sent stops working). ' +
       'Reset links and pending email changes stop working, and a notice goes to the account ' +
-      'address. Shares the strict rate limit of login; wrong current passwords count towards ' +
-      "the account's login slow-down (429 RATE_LIMITED with Retry-After while it waits).",
+      "address. Wrong current passwords count towards the account's login slow-down (429 " +
+      'RATE_LIMITED with Retry-After while it waits), shared with login on every instance.',
   })
   @ApiTokenDelivery('Password changed, other sessions signed out')
   @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
