@@ -163,4 +163,27 @@ describe('npm run users:promote -- EMAIL', () => {
     expect(run.stderr).toContain('DATABASE_URL');
     expect(run.stdout).toBe('');
   }, 30_000);
+
+  it('while the service runs: refused on the embedded SQLite store (nothing lost), applied at once on MariaDB', async () => {
+    t ??= await startTestApp(appEnv, { database });
+    const credentials = uniqueUser('running');
+    const session = await registerAndLogin(t, credentials);
+
+    const run = await promote(dir, commandEnv, credentials.email);
+
+    const admin = () =>
+      t!.http().get('/api/v1/admin/users').set('Authorization', `Bearer ${session.access}`);
+    if (database.kind === 'sqlite') {
+      // This process holds the file: the command must neither write nor claim success.
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(
+        /is in use by process \d+: the embedded SQLite store belongs to one process/,
+      );
+      expectError(await admin(), 403, 'FORBIDDEN');
+    } else {
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      await admin().expect(200);
+    }
+  }, 60_000);
 });

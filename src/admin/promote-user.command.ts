@@ -4,10 +4,10 @@ import { NestFactory } from '@nestjs/core';
 import { AuditModule } from '../audit/audit.module';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ConfigSectionsModule } from '../config/config.module';
-import { DatabaseConfig } from '../config/config.sections';
 import { ConfigError } from '../config/env.reader';
 import { DatabaseModule } from '../database/database.module';
 import { Database } from '../database/database.service';
+import { SqliteInUseError } from '../database/sqlite-owner';
 import { RedisModule } from '../redis/redis.module';
 import { RedisService } from '../redis/redis.service';
 import { UserDirectory } from '../users/user-directory.service';
@@ -49,12 +49,6 @@ async function main(args: string[]): Promise<string> {
       // No actor: the operator acted, outside the API.
       await audit.record(manager, 'role_changed', user.id, undefined);
     });
-    if (app.get(DatabaseConfig).url.startsWith('sqlite:')) {
-      process.stderr.write(
-        'The embedded SQLite store belongs to one process: a service running on it meanwhile ' +
-          'would overwrite this change; run the command while the service is stopped.\n',
-      );
-    }
     // Promoting does not enable: that stays an administrator's decision, and is on record.
     const disabled = user.disabledAt ? ' (the account is disabled: enable it to log in)' : '';
     return `${user.email} (${user.id}) is now an admin${disabled}`;
@@ -84,7 +78,10 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
-    const known = error instanceof UsageError || error instanceof ConfigError;
+    const known =
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof SqliteInUseError;
     process.stderr.write(`${known ? message : `Cannot promote: ${message}`}\n`);
     process.exit(1);
   },

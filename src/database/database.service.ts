@@ -11,6 +11,7 @@ import { DatabaseConfig } from '../config/config.sections';
 import { DeadlineExceeded, withinDeadline } from './connection-deadline';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
 import { ServerProbe } from './server-probe';
+import { SqliteOwner } from './sqlite-owner';
 import { SqljsPersistence } from './sqljs-persistence';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
@@ -42,6 +43,7 @@ interface CommitHooks {
 export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly serialized: boolean;
   private readonly persistence: SqljsPersistence | undefined;
+  private readonly owner: SqliteOwner | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   /** Callbacks to run once the transaction a manager belongs to has committed. */
   private readonly commitHooks = new WeakMap<EntityManager, CommitHooks>();
@@ -66,6 +68,8 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
       this.serialized ? this.timeoutMs : PROBE_LATE_MS,
     );
     const location = dataSource.options.type === 'sqljs' ? dataSource.options.location : undefined;
+    // Before anything is written: a file another live process holds is refused.
+    this.owner = location ? SqliteOwner.claim(location) : undefined;
     this.persistence = location
       ? new SqljsPersistence(dataSource, location, (task) =>
           this.enqueue(() => Promise.resolve().then(task)),
@@ -98,6 +102,7 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
     this.probe.stop();
     this.server?.close();
     await this.persistence?.flush();
+    this.owner?.release();
   }
 
   /** The server answers promptly (readiness reports this). */
