@@ -1,6 +1,6 @@
 import { Server } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
-import { LoggedIn, expectError, registerAndLogin } from './support/auth-helpers';
+import { LoggedIn, PASSWORD, expectError, registerAndLogin } from './support/auth-helpers';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 
 describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
@@ -225,6 +225,58 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  describe('what a browser sends: the body is read whatever the Origin', () => {
+    const FOREIGN = 'https://evil.example.net';
+    const browserPost = (path: string, origin: string) =>
+      t
+        .http()
+        .post(path)
+        .set('Origin', origin)
+        .set('Sec-Fetch-Site', origin === APP_ORIGIN ? 'same-site' : 'cross-site')
+        .set('Sec-Fetch-Mode', 'cors');
+
+    it.each([
+      ["the service's own origin (its link pages)", 'http://localhost:3000'],
+      ['a foreign origin', FOREIGN],
+      ['the app origin', APP_ORIGIN],
+    ])('reads the JSON body posted from %s', async (_from, origin) => {
+      const verify = await browserPost('/api/v1/auth/verify-email', origin).send({ token: 'abc' });
+      expectError(verify, 401, 'INVALID_TOKEN');
+      const login = await browserPost('/api/v1/auth/login', origin).send({
+        email: session.credentials.email,
+        password: 'not the password',
+      });
+      expectError(login, 401, 'LOGIN_FAILED');
+    });
+
+    it('refuses a cross-site text/plain login (a form or no-cors post) with 415', async () => {
+      const response = await browserPost('/api/v1/auth/login', FOREIGN)
+        .set('Content-Type', 'text/plain')
+        .send(JSON.stringify({ email: session.credentials.email, password: PASSWORD }));
+      expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(response.headers['set-cookie']).toBeUndefined();
+    });
+
+    it('reads the cookies of a request from a foreign origin (and still refuses its changes)', async () => {
+      const read = await t
+        .http()
+        .get('/api/v1/auth/verify-token')
+        .set('Origin', FOREIGN)
+        .set('Sec-Fetch-Site', 'cross-site')
+        .set('Cookie', `access_token=${session.access}`);
+      expect(read.status).toBe(200);
+      expect(read.headers['access-control-allow-origin']).toBeUndefined();
+      expectError(
+        await browserPost('/api/v1/auth/logout', FOREIGN).set(
+          'Cookie',
+          `access_token=${session.access}`,
+        ),
+        403,
+        'FORBIDDEN_ORIGIN',
+      );
+    });
   });
 
   describe('cookie-authenticated changes from a foreign origin', () => {

@@ -72,12 +72,17 @@ class ServiceExpressAdapter extends ExpressAdapter {
   }
 }
 
-/** Runs each handler in turn, as separate `app.use` layers would; an error skips the rest. */
+/**
+ * Runs each handler in turn, as separate `app.use` layers would; an error skips the rest. Like
+ * Express, it takes `next(null)` for no error: `cors` calls it so for an origin it does not allow,
+ * and reading that as an error skipped the cookies and the body of every such request.
+ */
 function inOrder(handlers: RequestHandler[]): RequestHandler {
   return (req, res, next) => {
     let index = 0;
     const step = (error?: unknown): void => {
-      if (error !== undefined || index === handlers.length) return next(error);
+      if (error !== undefined && error !== null) return next(error);
+      if (index === handlers.length) return next();
       void handlers[index++](req, res, step);
     };
     step();
