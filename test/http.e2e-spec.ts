@@ -175,7 +175,7 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
     // The same values, spelled alike, on either platform.
     expect(allowed.headers).toMatchObject({
       'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-      'access-control-allow-headers': 'Content-Type, Accept, Authorization, X-Token-Delivery',
+      'access-control-allow-headers': 'Content-Type, Accept, Authorization',
       'access-control-max-age': '600',
     });
 

@@ -1,5 +1,5 @@
 import { cookiesOf, expectError, registerUser, uniqueUser } from './support/auth-helpers';
-import { TestApp, startTestApp } from './support/test-app';
+import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 
 describe('POST /api/v1/auth/login', () => {
   let t: TestApp;
@@ -145,4 +145,73 @@ describe('POST /api/v1/auth/login', () => {
       .set('Authorization', `Bearer ${response.body.access_token}`)
       .expect(200);
   });
+
+  describe('a request a browser sent never gets the tokens in the body', () => {
+    const asBrowser = (request: ReturnType<typeof login>, headers: Record<string, string>) =>
+      request.set(headers).set('X-Token-Delivery', 'body');
+
+    it.each([
+      ['Origin of the app', { Origin: APP_ORIGIN }],
+      ['Origin of another site', { Origin: 'https://evil.example.net' }],
+      ['Sec-Fetch-Site only', { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors' }],
+    ])(
+      'refuses login with X-Token-Delivery: body and %s (400, no session)',
+      async (_l, headers) => {
+        const before = await sessionCount();
+        const response = await asBrowser(
+          login({ email: account.email, password: account.password }),
+          headers,
+        );
+        expectError(response, 400, 'VALIDATION_ERROR');
+        expect(response.body.details).toEqual([
+          { field: 'X-Token-Delivery', message: expect.stringMatching(/non-browser/) },
+        ]);
+        expect(response.body).not.toHaveProperty('refresh_token');
+        expect(response.headers['set-cookie']).toBeUndefined();
+        expect(await sessionCount()).toBe(before);
+      },
+    );
+
+    it('refuses refresh with X-Token-Delivery: body from a page and leaves its token alive', async () => {
+      const cookies = cookiesOf(
+        await login({ email: account.email, password: account.password }).expect(200),
+      );
+      const refresh = () =>
+        t
+          .http()
+          .post('/api/v1/auth/refresh')
+          .set('Cookie', `refresh_token=${cookies.refresh_token.value}`)
+          .set('Origin', APP_ORIGIN);
+      const refused = await refresh().set('X-Token-Delivery', 'body');
+      expectError(refused, 400, 'VALIDATION_ERROR');
+      expect(refused.body).not.toHaveProperty('access_token');
+      await refresh().expect(200);
+    });
+
+    it('keeps body delivery for a server-side client (Node fetch sends Sec-Fetch-Mode alone)', async () => {
+      const response = await login({ email: account.email, password: account.password })
+        .set('Sec-Fetch-Mode', 'cors')
+        .set('X-Token-Delivery', 'body')
+        .expect(200);
+      expect(response.body.refresh_token).toEqual(expect.any(String));
+    });
+
+    it('leaves X-Token-Delivery out of the headers a page may send cross-origin', async () => {
+      const preflight = await t
+        .http()
+        .options('/api/v1/auth/refresh')
+        .set('Origin', APP_ORIGIN)
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'x-token-delivery');
+      expect(preflight.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+      expect(preflight.headers['access-control-allow-headers']).not.toMatch(/x-token-delivery/i);
+    });
+  });
+
+  async function sessionCount(): Promise<number> {
+    const rows: Array<{ n: number | string }> = await t.dataSource.query(
+      'SELECT COUNT(*) AS n FROM refresh_sessions',
+    );
+    return Number(rows[0].n);
+  }
 });

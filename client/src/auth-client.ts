@@ -127,7 +127,8 @@ export class AuthClient {
   /**
    * For non-browser clients (a CLI, a server): the tokens in the answer instead of cookies
    * (`X-Token-Delivery: body`). Send the access token as `Authorization: Bearer`; keep the
-   * refresh token for `refreshForTokens`. Leaves this client's cookie session alone.
+   * refresh token for `refreshForTokens`. Leaves this client's cookie session alone. In a
+   * browser the service refuses it (400 VALIDATION_ERROR): a page never reads a refresh token.
    */
   async loginForTokens(input: LoginInput): Promise<TokenResponse> {
     const response = await this.request('POST', '/auth/login', input, {

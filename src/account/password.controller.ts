@@ -1,7 +1,7 @@
-import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { TOKEN_DELIVERY_HEADER } from '../auth/auth.controller';
 import { SessionDelivery } from '../auth/session-delivery.service';
+import { TokenDelivery, TokenDeliveryMode } from '../auth/token-delivery.decorator';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
 import { Envelope } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
@@ -44,7 +44,7 @@ export class PasswordController {
   async changePassword(
     @RequestUser() user: User,
     @Body() body: ChangePasswordDto,
-    @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
+    @TokenDelivery() delivery: TokenDeliveryMode,
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ): Promise<TokenResponseModel | Envelope<UserDataModel>> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { Envelope, ok } from '../common/http/envelope';
@@ -23,16 +23,11 @@ import { ApiAccessToken, ApiPublic, ApiRefreshCookie } from '../openapi/security
 import { AuthCookies } from './auth-cookies.service';
 import { AuthService } from './auth.service';
 import { SessionDelivery } from './session-delivery.service';
+import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 import { LoginDto } from './dto/login.dto';
 import { LogoutDto } from './dto/logout.dto';
 import { RegisterDto } from './dto/register.dto';
 import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
-
-/**
- * Non-browser clients send `X-Token-Delivery: body` to login or refresh and get the tokens in the
- * body (the contract's second login shape) instead of cookies.
- */
-export const TOKEN_DELIVERY_HEADER = 'x-token-delivery';
 
 type UserEnvelope = Envelope<UserDataModel>;
 
@@ -92,7 +87,7 @@ export class AuthController {
   @ApiErrors(['LOGIN_FAILED', 400], 'LOGIN_FAILED', 'ACCOUNT_DISABLED', ...ANY_BODY, ...STORED)
   async login(
     @Body() body: LoginDto,
-    @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
+    @TokenDelivery() delivery: TokenDeliveryMode,
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
@@ -120,7 +115,7 @@ export class AuthController {
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   async refresh(
     @RequestUser() claims: RefreshClaims,
-    @Headers(TOKEN_DELIVERY_HEADER) delivery: string | undefined,
+    @TokenDelivery() delivery: TokenDeliveryMode,
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {

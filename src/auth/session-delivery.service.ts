@@ -6,6 +6,7 @@ import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
 import { publicUser, tokenResponseUser } from '../users/user.view';
 import { AuthCookies } from './auth-cookies.service';
 import { Session } from './auth.service';
+import { TokenDeliveryMode } from './token-delivery.decorator';
 
 /**
  * Hands a new session to its client, the same way wherever one starts (login, refresh, a
@@ -22,11 +23,11 @@ export class SessionDelivery {
   deliver(
     res: HttpResponse,
     session: Session,
-    delivery: string | undefined,
+    delivery: TokenDeliveryMode,
     message: string,
   ): TokenResponseModel | Envelope<UserDataModel> {
     const { user, tokens } = session;
-    if (delivery?.trim().toLowerCase() === 'body') {
+    if (delivery === 'body') {
       this.adapterHost.httpAdapter.setHeader(res, 'Cache-Control', 'no-store');
       return {
         access_token: tokens.accessToken,

@@ -152,7 +152,10 @@ export function ApiTokenDelivery(message: string): MethodDecorator {
       schema: { type: 'string', enum: ['body'] },
       description:
         '`body` (in any case): the token response, for non-browser clients. Absent or any ' +
-        'other value: the envelope, the tokens in cookies.',
+        'other value: the envelope, the tokens in cookies. A request a browser sent (it ' +
+        'carries `Origin` or `Sec-Fetch-Site`) asking for `body` is 400 VALIDATION_ERROR: a ' +
+        "page's script never reads the refresh token, and the header is not in the CORS " +
+        'allow-list.',
     }),
     ApiResponse({
       status: 200,

@@ -32,7 +32,8 @@ export function corsOptions(origins: readonly string[]): CorsOptions {
     credentials: true,
     // Written as the headers' values: `cors` and `@fastify/cors` join lists differently.
     methods: 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-    allowedHeaders: 'Content-Type, Accept, Authorization, X-Token-Delivery',
+    // Not X-Token-Delivery: a page's script must never be able to ask for the tokens in a body.
+    allowedHeaders: 'Content-Type, Accept, Authorization',
     // X-Request-Id: a page can quote it in a bug report; the service's log line has the same id.
     exposedHeaders: 'Retry-After, X-Request-Id',
     maxAge: 600,

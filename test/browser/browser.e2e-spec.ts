@@ -51,6 +51,27 @@ describe('the browser story: the SDK in Chromium', () => {
     expect(byName.refresh_token?.httpOnly).toBe(true);
   });
 
+  it('gives a script on an allowed page no way to read the refresh token', async () => {
+    const { page } = await open();
+    await logInThroughPage(page, (await registerAndLogin(t())).credentials);
+
+    // What an XSS on the app's own origin would try: ask refresh for the tokens in the body.
+    const answer = await page.evaluate(async (api) => {
+      try {
+        const response = await fetch(`${api}/auth/refresh`, {
+          method: 'POST',
+          credentials: 'include',
+          headers: { 'X-Token-Delivery': 'body' },
+        });
+        return await response.text();
+      } catch (error) {
+        return `refused: ${String(error)}`;
+      }
+    }, apiUrl);
+    expect(answer).toMatch(/^refused: TypeError/);
+    expect(answer).not.toMatch(/refresh_token/);
+  });
+
   it('renews an expired access token through one automatic refresh', async () => {
     const tab = await open();
     const { page, refreshes } = tab;
