@@ -193,6 +193,70 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
     expect(read.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('tells caches to keep no answer of the API: tokens, users, sessions, errors', async () => {
+    const login = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .set('Origin', APP_ORIGIN)
+      .send({ email: session.credentials.email, password: PASSWORD })
+      .expect(200);
+    const refresh = login.headers['set-cookie'] as unknown as string[];
+    const answers = [
+      login,
+      await t
+        .http()
+        .post('/api/v1/auth/refresh')
+        .set('Origin', APP_ORIGIN)
+        .set('Cookie', refresh.map((cookie) => cookie.split(';')[0]).join('; ')),
+      await t.http().get('/api/v1/users/me').set('Authorization', `Bearer ${session.access}`),
+      await t.http().get('/api/v1/auth/session').set('Cookie', `access_token=${session.access}`),
+      await t.http().get('/api/v1/auth/verify-token'),
+      await t.http().get('/api/v1/health'),
+      await t.http().get('/api/v1/nowhere'),
+    ];
+    expect(answers.map((answer) => answer.headers['cache-control'])).toEqual(
+      answers.map(() => 'no-store'),
+    );
+    expect(answers[1].status).toBe(200);
+  });
+
+  it.each([
+    '/.well-known/jwks.json',
+    '/api/v1/.well-known/jwks.json',
+    '/.well-known/oauth-authorization-server',
+  ])('lets any page read %s, without credentials, and caches keep it', async (path) => {
+    for (const origin of [APP_ORIGIN, 'https://verifier.example.org']) {
+      const response = await t.http().get(path).set('Origin', origin).expect(200);
+      expect(response.headers['access-control-allow-origin']).toBe('*');
+      expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+      expect(response.headers['cache-control']).toBe('public, max-age=300');
+    }
+  });
+
+  it('challenges a route that takes an access token as RFC 6750 says, and no other', async () => {
+    const none = await t.http().get('/api/v1/auth/verify-token');
+    expectError(none, 401, 'INVALID_TOKEN');
+    expect(none.headers['www-authenticate']).toBe('Bearer');
+    const refused = await t
+      .http()
+      .get('/api/v1/users/me')
+      .set('Authorization', `Bearer ${session.access}x`);
+    expectError(refused, 401, 'INVALID_TOKEN');
+    expect(refused.headers['www-authenticate']).toBe(
+      'Bearer error="invalid_token", error_description="The access token is missing or invalid"',
+    );
+    const byCookie = await t
+      .http()
+      .post('/api/v1/auth/logout')
+      .set('Origin', APP_ORIGIN)
+      .set('Cookie', 'access_token=nonsense');
+    expect(byCookie.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+    // Refresh takes only its cookie: no bearer scheme to announce.
+    const refresh = await t.http().post('/api/v1/auth/refresh').set('Origin', APP_ORIGIN);
+    expectError(refresh, 401, 'INVALID_TOKEN');
+    expect(refresh.headers['www-authenticate']).toBeUndefined();
+  });
+
   it('answers a preflight without Access-Control-Request-Method like any other, not 400', async () => {
     const response = await t.http().options('/api/v1/auth/login').set('Origin', APP_ORIGIN);
     expect(response.status).toBe(204);

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
@@ -10,15 +9,13 @@ import { TokenDeliveryMode } from './token-delivery.decorator';
 
 /**
  * Hands a new session to its client, the same way wherever one starts (login, refresh, a
- * password change): with `X-Token-Delivery: body`, the contract's token response, no cookies and
- * not cached; otherwise the HttpOnly cookies and the envelope with `data.user`.
+ * password change): with `X-Token-Delivery: body`, the contract's token response and no cookies;
+ * otherwise the HttpOnly cookies and the envelope with `data.user`. (No answer of the API is
+ * cached: see API_SECURITY_HEADERS.)
  */
 @Injectable()
 export class SessionDelivery {
-  constructor(
-    private readonly cookies: AuthCookies,
-    private readonly adapterHost: HttpAdapterHost,
-  ) {}
+  constructor(private readonly cookies: AuthCookies) {}
 
   deliver(
     res: HttpResponse,
@@ -28,7 +25,6 @@ export class SessionDelivery {
   ): TokenResponseModel | Envelope<UserDataModel> {
     const { user, tokens } = session;
     if (delivery === 'body') {
-      this.adapterHost.httpAdapter.setHeader(res, 'Cache-Control', 'no-store');
       return {
         access_token: tokens.accessToken,
         refresh_token: tokens.refreshToken,

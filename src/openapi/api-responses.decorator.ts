@@ -162,15 +162,11 @@ export function ApiTokenDelivery(message: string): MethodDecorator {
       description:
         `${message}. Without \`${TOKEN_DELIVERY}: body\`: \`UserEnvelopeModel\` (has ` +
         '`success`), the tokens in Set-Cookie. With it: `TokenResponseModel` (has ' +
-        '`access_token`), no envelope, no cookies, `Cache-Control: no-store`.',
+        '`access_token`), no envelope, no cookies.',
       headers: {
         'Set-Cookie': {
           ...SET_COOKIES['Set-Cookie'],
           description: `Envelope shape only. ${SET_COOKIES['Set-Cookie'].description}`,
-        },
-        'Cache-Control': {
-          description: 'Token response shape only: `no-store`.',
-          schema: { type: 'string' },
         },
       },
       schema: {

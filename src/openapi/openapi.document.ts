@@ -65,29 +65,50 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: (controller, method) => operationId(controller, method),
   });
   requireDeclaredSecurity(document);
-  addRequestIdHeader(document);
+  addAnswerHeaders(document);
   return document;
 }
 
 /** Every route sets it (request-id.ts), errors and unknown routes included. */
 const REQUEST_ID_HEADER = 'X-Request-Id';
+/** Every answer but the public documents' (security-headers.ts). */
+const CACHE_CONTROL_HEADER = 'Cache-Control';
+/** On the 401s of routes that take an access token (token.guard.ts). */
+const CHALLENGE_HEADER = 'WWW-Authenticate';
 
-function addRequestIdHeader(document: OpenAPIObject): void {
+const ANSWER_HEADERS = {
+  [REQUEST_ID_HEADER]: {
+    description:
+      "The request's id, as in every line the service logs about it: quote it when reporting a problem.",
+    schema: { type: 'string' },
+  },
+  [CACHE_CONTROL_HEADER]: {
+    description: 'No answer of the API may be kept by a cache: tokens, users, sessions.',
+    schema: { type: 'string', enum: ['no-store'] },
+  },
+  [CHALLENGE_HEADER]: {
+    description:
+      'RFC 6750: `Bearer` when no access token came, `Bearer error="invalid_token", ' +
+      'error_description="…"` when one was refused.',
+    schema: { type: 'string' },
+  },
+};
+
+function addAnswerHeaders(document: OpenAPIObject): void {
   document.components = {
     ...document.components,
-    headers: {
-      ...document.components?.headers,
-      [REQUEST_ID_HEADER]: {
-        description:
-          "The request's id, as in every line the service logs about it: quote it when reporting a problem.",
-        schema: { type: 'string' },
-      },
-    },
+    headers: { ...document.components?.headers, ...ANSWER_HEADERS },
   };
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
   for (const operation of operations(document)) {
-    for (const response of Object.values(operation.responses) as ResponseObject[]) {
+    const bearer = operation.security?.some((entry) => BEARER in entry) ?? false;
+    for (const [status, response] of Object.entries(operation.responses) as Array<
+      [string, ResponseObject]
+    >) {
       response.headers = {
-        [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_HEADER}` },
+        [REQUEST_ID_HEADER]: ref(REQUEST_ID_HEADER),
+        [CACHE_CONTROL_HEADER]: ref(CACHE_CONTROL_HEADER),
+        ...(bearer && status === '401' ? { [CHALLENGE_HEADER]: ref(CHALLENGE_HEADER) } : {}),
         ...response.headers,
       };
     }

@@ -23,7 +23,7 @@ import {
   sweepIdleConnections,
 } from './platform-setup';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
-import { API_DOCS_SECURITY_POLICY, API_SECURITY_HEADERS, corsOptions } from './security-headers';
+import { API_DOCS_SECURITY_POLICY, API_SECURITY_HEADERS, corsOptionsFor } from './security-headers';
 import { trustFunction } from './trust-proxy';
 
 /** The default platform: @nestjs/platform-express. */
@@ -94,7 +94,10 @@ function inOrder(handlers: RequestHandler[]): RequestHandler {
  * `Origin` (browsers): any other gets no CORS headers from it either way.
  */
 function browserCors(origins: readonly string[]): RequestHandler {
-  const handle = cors(corsOptions(origins) as cors.CorsOptions);
+  const optionsFor = corsOptionsFor(origins);
+  const handle = cors<Request>((req, callback) =>
+    callback(null, optionsFor(req.path) as cors.CorsOptions),
+  );
   return (req, res, next) => (req.headers.origin === undefined ? next() : handle(req, res, next));
 }
 

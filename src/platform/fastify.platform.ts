@@ -14,7 +14,7 @@ import {
   parseJsonText,
   refusesMediaType,
 } from '../common/http/json-body';
-import { API_DOCS_SECURITY_POLICY, API_SECURITY_HEADERS, corsOptions } from './security-headers';
+import { API_DOCS_SECURITY_POLICY, API_SECURITY_HEADERS, corsOptionsFor } from './security-headers';
 import { TrustFunction, trustFunction } from './trust-proxy';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { DOCS_PATH } from '../openapi/openapi.document';
@@ -63,9 +63,10 @@ export function fastifyPlatform(): HttpPlatformKit {
       registerJsonBody(fastify);
       await app.register(fastifyCookie);
       // A preflight without Access-Control-Request-Method is answered like any other request.
+      const corsFor = corsOptionsFor(setup.corsOrigins);
       app.enableCors({
-        ...corsOptions(setup.corsOrigins),
-        strictPreflight: false,
+        delegator: (request: FastifyRequest, callback: (error: null, options: object) => void) =>
+          callback(null, { ...corsFor(pathOf(request.url)), strictPreflight: false }),
       } as FastifyCorsOptions);
       if (setup.apiDocs) docsPolicy(fastify);
       adapter.configured = true;

@@ -6,7 +6,7 @@ import { OriginPolicy } from '../../common/http/origin.policy';
 import { Metrics } from '../../metrics/metrics.service';
 import { ACCESS_STRATEGY } from '../strategies/access-token.strategy';
 import { REFRESH_STRATEGY } from '../strategies/refresh-token.strategy';
-import { bearerToken } from '../strategies/token-extractors';
+import { accessToken, bearerToken } from '../strategies/token-extractors';
 
 /**
  * A passport guard that answers every failure with `401 INVALID_TOKEN`, and refuses a
@@ -35,7 +35,12 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
       return super.canActivate(context);
     }
 
-    override handleRequest<T>(error: unknown, principal: T | false, info: unknown): T {
+    override handleRequest<T>(
+      error: unknown,
+      principal: T | false,
+      info: unknown,
+      context: ExecutionContext,
+    ): T {
       if (error instanceof Error) throw error;
       if (!principal) {
         // An expired, malformed or wrong-kind token never reaches the rotation, which counts the
@@ -46,16 +51,31 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
           { name?: string } | undefined
         >;
         const expired = failures.some((failure) => failure?.name === 'TokenExpiredError');
+        const message = expired
+          ? `The ${kind} token has expired`
+          : `The ${kind} token is missing or invalid`;
+        const presented = accessToken(context.switchToHttp().getRequest<HttpRequest>()) !== null;
         throw new AppException('INVALID_TOKEN', {
-          message: expired
-            ? `The ${kind} token has expired`
-            : `The ${kind} token is missing or invalid`,
+          message,
+          headers: refreshOnly ? undefined : bearerChallenge(presented, message),
         });
       }
       return principal;
     }
   }
   return TokenGuard;
+}
+
+/**
+ * RFC 6750's challenge on a route that takes an access token: the bare scheme when no token came
+ * (a client learns how to authenticate), `invalid_token` and why when one was refused.
+ */
+function bearerChallenge(presented: boolean, description: string): Record<string, string> {
+  return {
+    'WWW-Authenticate': presented
+      ? `Bearer error="invalid_token", error_description="${description}"`
+      : 'Bearer',
+  };
 }
 
 export const AccessTokenGuard = tokenGuard([ACCESS_STRATEGY], 'access');

@@ -84,6 +84,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (error.retryAfter !== undefined) {
       httpAdapter.setHeader(response, 'Retry-After', String(error.retryAfter));
     }
+    for (const [name, value] of Object.entries(error.headers ?? {})) {
+      httpAdapter.setHeader(response, name, value);
+    }
     httpAdapter.reply(response, errorBody(error), error.status);
   }
 

@@ -12,6 +12,8 @@ export interface AppExceptionOptions {
   status?: number;
   /** Seconds, sent as `Retry-After`. */
   retryAfter?: number;
+  /** Headers the answer needs beside the envelope (a `WWW-Authenticate` challenge). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The only exception the app throws on purpose; the filter turns it into the envelope. */
@@ -19,6 +21,7 @@ export class AppException extends Error {
   readonly status: number;
   readonly details?: FieldError[];
   readonly retryAfter?: number;
+  readonly headers?: Readonly<Record<string, string>>;
 
   constructor(
     readonly code: ErrorCode,
@@ -29,5 +32,6 @@ export class AppException extends Error {
     this.status = options.status ?? ERROR_CATALOGUE[code].status;
     this.details = options.details;
     this.retryAfter = options.retryAfter;
+    this.headers = options.headers;
   }
 }
