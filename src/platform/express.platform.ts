@@ -95,9 +95,7 @@ function inOrder(handlers: RequestHandler[]): RequestHandler {
  */
 function browserCors(origins: readonly string[]): RequestHandler {
   const optionsFor = corsOptionsFor(origins);
-  const handle = cors<Request>((req, callback) =>
-    callback(null, optionsFor(req.path) as cors.CorsOptions),
-  );
+  const handle = cors<Request>((req, callback) => callback(null, optionsFor(req.path)));
   return (req, res, next) => (req.headers.origin === undefined ? next() : handle(req, res, next));
 }
 

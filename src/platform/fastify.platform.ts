@@ -1,6 +1,5 @@
 import { INestApplication } from '@nestjs/common';
 import fastifyCookie from '@fastify/cookie';
-import { FastifyCorsOptions } from '@fastify/cors';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IncomingMessage, Server } from 'node:http';
@@ -67,7 +66,7 @@ export function fastifyPlatform(): HttpPlatformKit {
       app.enableCors({
         delegator: (request: FastifyRequest, callback: (error: null, options: object) => void) =>
           callback(null, { ...corsFor(pathOf(request.url)), strictPreflight: false }),
-      } as FastifyCorsOptions);
+      });
       if (setup.apiDocs) docsPolicy(fastify);
       adapter.configured = true;
     },
