@@ -110,6 +110,11 @@ describe('POST /api/v1/auth/register', () => {
     expect(response.body.details).toEqual(
       expect.arrayContaining([{ field, message: expect.stringContaining(field) }]),
     );
+    // Two rules may word one fault alike: a client shows each message once.
+    const said = (response.body.details as Array<{ field: string; message: string }>).map(
+      (detail) => `${detail.field}: ${detail.message}`,
+    );
+    expect(said).toEqual([...new Set(said)]);
   });
 
   it('accepts a password of exactly 72 bytes and of 6 characters', async () => {

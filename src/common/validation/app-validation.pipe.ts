@@ -66,14 +66,12 @@ export class AppValidationPipe extends ValidationPipe {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return failBody('The request body must be a JSON object');
     }
-    const unsafe = findUnsafeKey(value);
-    if (unsafe) {
-      return fail([{ field: unsafe, message: `${unsafe} is not allowed here`, malformed: true }]);
-    }
+    const screened = screen(value);
+    if (screened.length > 0) return fail(screened);
     try {
       return await super.transform(value, metadata);
     } catch (error) {
-      if (error instanceof InputErrors) return fail(describe(error.errors, value));
+      if (error instanceof InputErrors) return fail(distinct(describe(error.errors, value)));
       throw error;
     }
   }
@@ -109,26 +107,46 @@ export class AppValidationPipe extends ValidationPipe {
 const MAX_DEPTH = 16;
 
 /**
- * Raw JSON may carry `__proto__` as an own key, which must never reach a DTO or an entity, and
- * may nest thousands of levels deep, which would overflow a recursive walk. Walked with a stack.
+ * What no validator may see, found before any runs. Raw JSON may carry `__proto__` as an own key,
+ * which must never reach a DTO or an entity, and may nest thousands of levels deep, which would
+ * overflow a recursive walk (so this one walks with a stack). A `\ud83d` escape gives a string
+ * with an unpaired surrogate, which is not Unicode text at all: validators that encode it (the
+ * email check does) throw, and no column could store it faithfully.
  */
-function findUnsafeKey(value: object): string | undefined {
+function screen(value: object): Problem[] {
+  const illFormed: Problem[] = [];
   const pending: Array<{ node: object; path: string; depth: number }> = [
     { node: value, path: '', depth: 1 },
   ];
   while (pending.length > 0) {
     const { node, path, depth } = pending.pop()!;
-    if (depth > MAX_DEPTH) return path;
+    if (depth > MAX_DEPTH) return [notAllowed(path)];
     for (const key of Object.keys(node)) {
       const field = path ? `${path}.${key}` : key;
-      if (UNSAFE_KEYS.has(key)) return field;
+      if (UNSAFE_KEYS.has(key)) return [notAllowed(field)];
       const child = (node as Record<string, unknown>)[key];
-      if (typeof child === 'object' && child !== null) {
+      if (UNPAIRED.test(key) || (typeof child === 'string' && UNPAIRED.test(child))) {
+        // The answer names the field in text that can be shown: U+FFFD for the bad unit.
+        const named = field.replace(UNPAIRED_ALL, '\uFFFD');
+        illFormed.push({
+          field: named,
+          message: `${named} must be valid Unicode text (it holds an unpaired surrogate)`,
+          malformed: true,
+        });
+      } else if (typeof child === 'object' && child !== null) {
         pending.push({ node: child, path: field, depth: depth + 1 });
       }
     }
   }
-  return undefined;
+  return illFormed.reverse();
+}
+
+/** With the `u` flag a pair is one code point: only an unpaired half is a surrogate. */
+const UNPAIRED = /\p{Cs}/u;
+const UNPAIRED_ALL = /\p{Cs}/gu;
+
+function notAllowed(field: string): Problem {
+  return { field, message: `${field} is not allowed here`, malformed: true };
 }
 
 /** One problem per broken rule, named by its dotted path; a missing field is just "required". */
@@ -149,5 +167,16 @@ function describe(errors: ValidationError[], raw: unknown, parent = ''): Problem
             malformed: name === 'whitelistValidation' || TYPE_CONSTRAINTS.has(name),
           }));
     return [...own, ...describe(error.children ?? [], rawValue, field)];
+  });
+}
+
+/** Two rules may word one fault alike (an email that is not one): say it once. */
+function distinct(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter(({ field, message }) => {
+    const key = `${field}\n${message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
