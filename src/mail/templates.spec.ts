@@ -158,3 +158,46 @@ it('every email has an HTML and a text template', () => {
     files.filter((file) => file.endsWith(ext)).map((file) => file.slice(0, -ext.length));
   expect(names('.txt').sort()).toEqual(names('.pug').sort());
 });
+
+/** What a person reads of an HTML part: its text, entities decoded, white space collapsed. */
+function readableText(html: string): string {
+  return html
+    .replace(/<head>[\s\S]*<\/head>/, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
+}
+
+describe.each(
+  readdirSync(join(VIEWS_DIR, 'emails'))
+    .filter((file) => file.endsWith('.txt'))
+    .map((file) => file.slice(0, -'.txt'.length)),
+)('the %s email, in either part', (name) => {
+  const context = {
+    appName: 'Shop',
+    username: 'ann',
+    email: 'ann@example.com',
+    link: 'https://app.example.com/page?token=abc',
+    validFor: '24 hours',
+    when: '2026-11-25 05:50 UTC',
+    ip: '203.0.113.7',
+    newEmail: 'ann@example.org',
+  };
+
+  it('says in the HTML part everything the text part says', async () => {
+    const mail = await send(testMailer(), name, context);
+    const html = readableText(typeof mail.html === 'string' ? mail.html : '');
+    // Each line of the text part, the link aside (the HTML has it as a button and a footer).
+    const lines = (mail.text ?? '')
+      .split('\n')
+      .map((line) => line.replace(context.link, '').trim().replace(/:$/, ''))
+      .filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter((line) => !html.includes(line))).toEqual([]);
+    if ((mail.text ?? '').includes(context.link)) expect(html).toContain(context.link);
+  });
+});
