@@ -45,6 +45,22 @@ describe('/metrics', () => {
 
     const scrape = () => t.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
 
+    it('has every series of a known label value at 0 before anything happened', async () => {
+      const text = (await scrape().expect(200)).text;
+      // An alert on increase(...[5m]) > 0 must see the first theft after a restart.
+      for (const series of [
+        'auth_refreshes_total{outcome="reuse_detected"}',
+        'auth_refreshes_total{outcome="ok"}',
+        'auth_logins_total{outcome="failed"}',
+        'auth_revocations_total{reason="refresh_reuse"}',
+        'auth_emails_total{kind="password_reset",outcome="failed"}',
+        'auth_registrations_total',
+        'auth_rate_limited_total',
+      ]) {
+        expect(text).toContain(`\n${series} 0\n`);
+      }
+    });
+
     it('refuses a scraper without the token', async () => {
       expectError(await t.http().get('/metrics'), 401, 'INVALID_TOKEN');
       expectError(

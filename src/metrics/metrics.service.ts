@@ -8,40 +8,65 @@ const MISNAMED_DEFAULT_GAUGES = [
   'nodejs_active_resources_total',
 ];
 
-export type RefreshOutcome = 'ok' | 'invalid' | 'reuse_detected';
-export type EmailKind =
-  'verification' | 'password_reset' | 'email_change' | 'password_changed' | 'email_changed';
+const LOGIN_OUTCOMES = ['ok', 'failed'] as const;
+const REFRESH_OUTCOMES = ['ok', 'invalid', 'reuse_detected'] as const;
+const REVOCATION_REASONS = [
+  'logout',
+  'password_reset',
+  'refresh_reuse',
+  'session_ended',
+  'admin',
+  'account_disabled',
+  'account_deleted',
+] as const;
+const EMAIL_KINDS = [
+  'verification',
+  'password_reset',
+  'email_change',
+  'password_changed',
+  'email_changed',
+] as const;
+const EMAIL_OUTCOMES = ['sent', 'failed'] as const;
+
+export type RefreshOutcome = (typeof REFRESH_OUTCOMES)[number];
+export type RevocationReason = (typeof REVOCATION_REASONS)[number];
+export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 /**
  * Prometheus counters of what the service does, by outcome, and request latency per route. A
  * registry of its own (not prom-client's global one), so two apps in one process (tests, an
  * embedding app) never share or clash. Counting costs nothing worth measuring; the process
  * metrics and the latency hook are set up only when `/metrics` is on (METRICS_TOKEN).
+ *
+ * Every series of a known label value exists from the start at 0: an alert on
+ * `increase(…[5m]) > 0` sees the first event after a restart, which a series born at 1 hides.
  */
 @Injectable()
 export class Metrics implements OnApplicationShutdown {
   readonly registry = new Registry();
   readonly enabled: boolean;
-  private readonly logins = this.counter('auth_logins_total', 'Logins, by outcome', ['outcome']);
+  private readonly logins = this.counter('auth_logins_total', 'Logins, by outcome', {
+    outcome: LOGIN_OUTCOMES,
+  });
   private readonly registrations = this.counter('auth_registrations_total', 'Accounts created');
   private readonly refreshes = this.counter(
     'auth_refreshes_total',
     'Refresh-token exchanges, by outcome (reuse_detected: a retired token came back, the family was revoked)',
-    ['outcome'],
+    { outcome: REFRESH_OUTCOMES },
   );
   private readonly revocations = this.counter(
     'auth_revocations_total',
     'Sessions ended by the service, by reason',
-    ['reason'],
+    { reason: REVOCATION_REASONS },
   );
   private readonly rateLimited = this.counter(
     'auth_rate_limited_total',
     'Requests refused with 429 RATE_LIMITED',
   );
-  private readonly emails = this.counter('auth_emails_total', 'Emails, by kind and outcome', [
-    'kind',
-    'outcome',
-  ]);
+  private readonly emails = this.counter('auth_emails_total', 'Emails, by kind and outcome', {
+    kind: EMAIL_KINDS,
+    outcome: EMAIL_OUTCOMES,
+  });
   readonly requestDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer a request, by route pattern',
@@ -72,16 +97,7 @@ export class Metrics implements OnApplicationShutdown {
     this.refreshes.inc({ outcome });
   }
 
-  revoked(
-    reason:
-      | 'logout'
-      | 'password_reset'
-      | 'refresh_reuse'
-      | 'session_ended'
-      | 'admin'
-      | 'account_disabled'
-      | 'account_deleted',
-  ): void {
+  revoked(reason: RevocationReason): void {
     this.revocations.inc({ reason });
   }
 
@@ -89,7 +105,7 @@ export class Metrics implements OnApplicationShutdown {
     this.rateLimited.inc();
   }
 
-  email(kind: EmailKind, outcome: 'sent' | 'failed'): void {
+  email(kind: EmailKind, outcome: (typeof EMAIL_OUTCOMES)[number]): void {
     this.emails.inc({ kind, outcome });
   }
 
@@ -97,7 +113,26 @@ export class Metrics implements OnApplicationShutdown {
     this.registry.clear();
   }
 
-  private counter(name: string, help: string, labelNames: string[] = []): Counter {
-    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  /** A counter with a series at 0 for every combination of its labels' known values. */
+  private counter(
+    name: string,
+    help: string,
+    labels: Record<string, readonly string[]> = {},
+  ): Counter {
+    const counter = new Counter({
+      name,
+      help,
+      labelNames: Object.keys(labels),
+      registers: [this.registry],
+    });
+    const combinations = Object.entries(labels).reduce<Array<Record<string, string>>>(
+      (partial, [label, values]) =>
+        partial.flatMap((combination) =>
+          values.map((value) => ({ ...combination, [label]: value })),
+        ),
+      [{}],
+    );
+    for (const combination of combinations) counter.inc(combination, 0);
+    return counter;
   }
 }
