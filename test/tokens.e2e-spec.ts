@@ -59,7 +59,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
     expectError(await t.http().get('/api/v1/auth/verify-token'), 401, 'INVALID_TOKEN');
   });
 
-  it('issues RFC 9068 access tokens: typ at+jwt, iss, aud, sub, iat, exp, jti and sid', async () => {
+  it('issues RFC 9068 access tokens: typ at+jwt, iss, aud, sub, iat, exp, jti, sid and client_id', async () => {
     await verifyWithBearer(signAccess(accessClaims(session))).expect(200);
     const { header, payload } = jwt.decode(session.access, { complete: true })!;
     expect(header).toEqual({ alg: 'HS256', typ: 'at+jwt' });
@@ -74,6 +74,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
       sid: expect.any(String),
       ver: 0,
       role: 'user',
+      client_id: 'auth-service',
     });
     // The session is the refresh token's family: a per-session logout can name it.
     expect(claims.sid).toBe((jwt.decode(session.refresh) as { fam: string }).fam);

@@ -61,7 +61,7 @@ describe('loadConfig', () => {
     });
   });
 
-  it('names the access tokens after PUBLIC_URL unless JWT_ISSUER and JWT_AUDIENCE say otherwise', () => {
+  it('names the access tokens after PUBLIC_URL unless JWT_ISSUER, JWT_AUDIENCE and JWT_CLIENT_ID say otherwise', () => {
     const derived = loadConfig({
       ...SECRETS,
       DATA_DIR: dataDir,
@@ -70,6 +70,7 @@ describe('loadConfig', () => {
     expect(derived.jwt).toMatchObject({
       issuer: 'https://auth.example.com',
       audience: 'https://auth.example.com',
+      clientId: 'auth-service',
     });
     const issuerOnly = loadConfig({
       ...SECRETS,
@@ -85,10 +86,12 @@ describe('loadConfig', () => {
       DATA_DIR: dataDir,
       JWT_ISSUER: 'https://id.example',
       JWT_AUDIENCE: 'https://api.example',
+      JWT_CLIENT_ID: 'shop-web',
     });
     expect(both.jwt).toMatchObject({
       issuer: 'https://id.example',
       audience: 'https://api.example',
+      clientId: 'shop-web',
     });
   });
 

@@ -16,6 +16,8 @@ import { ACCESS_ALGORITHMS } from './signing-keys';
 
 const DAY = 86_400;
 const MIN_SECRET_LENGTH = 32;
+/** RFC 9068 `client_id` of the tokens this service issues to its own sign-in (no OAuth client). */
+const DEFAULT_CLIENT_ID = 'auth-service';
 
 /**
  * Validates the whole environment once, at boot, and returns it as typed sections. Any invalid
@@ -72,6 +74,7 @@ export function loadConfig(env: RawEnv): Config {
       issuer,
       // One audience by default: the API this service fronts, named as its issuer.
       audience: read.string('JWT_AUDIENCE') ?? issuer,
+      clientId: read.string('JWT_CLIENT_ID') ?? DEFAULT_CLIENT_ID,
       refreshSecret,
       accessTtl,
       refreshTtl: read.int('REFRESH_TOKEN_TTL', 7 * DAY, accessTtl, 365 * DAY),

@@ -55,6 +55,8 @@ export class JwtConfig {
   readonly issuer!: string;
   /** `aud` of every access token: the resource servers that accept them. */
   readonly audience!: string;
+  /** `client_id` of every access token (RFC 9068): the client the tokens were issued to. */
+  readonly clientId!: string;
   /** Refresh tokens are always HS256: only this service ever verifies them. */
   readonly refreshSecret!: string;
   readonly accessTtl!: number;

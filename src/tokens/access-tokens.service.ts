@@ -21,6 +21,8 @@ export interface AccessClaims {
   /** The user's token version at issue; a bump (logout, reset, theft) revokes the token. */
   ver: number;
   role: string;
+  /** RFC 9068: the client the token was issued to (JWT_CLIENT_ID). */
+  client_id: string;
 }
 
 export interface IssuedAccessToken {
@@ -73,10 +75,11 @@ export class AccessTokensService {
 
   /** A token for `user` in the session family `sessionId`. */
   issue(user: User, sessionId: string): IssuedAccessToken {
-    const claims: Pick<AccessClaims, 'sid' | 'ver' | 'role'> = {
+    const claims: Pick<AccessClaims, 'sid' | 'ver' | 'role' | 'client_id'> = {
       sid: sessionId,
       ver: user.tokenVersion,
       role: user.role,
+      client_id: this.config.clientId,
     };
     const token = this.jwt.sign(claims, { subject: user.id, jwtid: randomUUID() });
     // JwtModule signs with expiresIn ACCESS_TOKEN_TTL.
