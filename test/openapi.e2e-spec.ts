@@ -18,7 +18,8 @@ interface Operation {
     }
   >;
   security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ name: string; in: string }>;
+  parameters?: Array<{ name: string; in: string; schema?: { type?: string } }>;
+  requestBody?: { required?: boolean };
 }
 interface Schema {
   allOf?: Array<{ properties?: { error?: { enum: string[] } } }>;
@@ -132,6 +133,22 @@ describe('OpenAPI', () => {
     expect(probes).toBeGreaterThan(35);
     expect(undocumented).toEqual([]);
     expect(notPublic).toEqual([]);
+  });
+
+  it('types every parameter, and makes a body optional where the route reads none as empty', () => {
+    const untyped = OPERATIONS.flatMap(({ path, method, operation }) =>
+      (operation.parameters ?? [])
+        .filter((parameter) => typeof parameter.schema?.type !== 'string')
+        .map((parameter) => `${method} ${path} ${parameter.in} ${parameter.name}`),
+    );
+    expect(untyped).toEqual([]);
+    const optional = OPERATIONS.filter(
+      ({ operation }) => operation.requestBody?.required === false,
+    );
+    expect(optional.map(({ operation }) => operation.operationId).sort()).toEqual([
+      'logout',
+      'sendUserPasswordReset',
+    ]);
   });
 
   it('documents the cookies and the tokens each route takes', () => {

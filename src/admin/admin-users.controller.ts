@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -15,7 +15,7 @@ import { MAX_PAGE_SIZE } from '../users/user-directory.service';
 import { User } from '../users/user.entity';
 import { AdminUserDataModel, AdminUserPageModel, adminUserView } from './admin-user.view';
 import { AdminUsersService } from './admin-users.service';
-import { DEFAULT_PAGE_SIZE, readListQuery } from './dto/list-users.query';
+import { DEFAULT_PAGE_SIZE, MAX_SEARCH_LENGTH, readListQuery } from './dto/list-users.query';
 import { SendPasswordResetDto } from './dto/send-password-reset.dto';
 import { SetRoleDto } from './dto/set-role.dto';
 
@@ -56,7 +56,12 @@ export class AdminUsersController {
       `\`pageSize\` is ${DEFAULT_PAGE_SIZE} by default and at most ${MAX_PAGE_SIZE}; a value ` +
       'out of range is 400 VALIDATION_ERROR, never clamped.',
   })
-  @ApiQuery({ name: 'search', required: false, description: 'Part of an email or username.' })
+  @ApiQuery({
+    name: 'search',
+    required: false,
+    description: 'Part of an email or username.',
+    schema: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
+  })
   @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 } })
   @ApiQuery({
     name: 'pageSize',
@@ -187,6 +192,7 @@ export class AdminUsersController {
       'stop working. The body is optional; `applicationUrl` must be on an origin in ' +
       'APP_ORIGINS. Records `password_reset_requested` with the administrator as actor.',
   })
+  @ApiBody({ type: SendPasswordResetDto, required: false })
   @ApiEnvelope(200, 'Password reset email sent')
   @ApiErrors('EMAIL_SERVICE_ERROR', ...CHANGE, ...JSON_BODY, ...TARGET)
   async sendUserPasswordReset(

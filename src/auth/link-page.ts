@@ -17,6 +17,7 @@ export const LinkPage = (summary: string, description: string) =>
       name: 'token',
       required: false,
       description: "From the emailed link; read by the page's script, never by the server.",
+      schema: { type: 'string' },
     }),
     ApiResponse({
       status: 200,

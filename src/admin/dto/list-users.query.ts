@@ -2,7 +2,7 @@ import { AppException, FieldError } from '../../common/errors/app.exception';
 import { ListOptions, MAX_PAGE_SIZE } from '../../users/user-directory.service';
 
 export const DEFAULT_PAGE_SIZE = 20;
-const MAX_SEARCH_LENGTH = 254;
+export const MAX_SEARCH_LENGTH = 254;
 /** Past this a page is empty anyway, and the offset would only make the database work. */
 const MAX_PAGE = 1_000_000;
 
