@@ -57,4 +57,29 @@ describe('BackgroundCheck', () => {
     jest.advanceTimersByTime(5000);
     expect(calls).toBe(2);
   });
+
+  it('tells of each change once, with the reason of an outage', async () => {
+    jest.useFakeTimers();
+    const answers = [false, false, false, true, true];
+    const changes: Array<[boolean, string | undefined]> = [];
+    const check = new BackgroundCheck(
+      () => {
+        const up = answers.shift() ?? true;
+        return up ? Promise.resolve(true) : Promise.reject(new Error('connect ECONNREFUSED'));
+      },
+      1000,
+      500,
+      (up, reason) => changes.push([up, reason]),
+    );
+    check.start();
+    for (let tick = 0; tick < 5; tick++) {
+      for (let turn = 0; turn < 4; turn++) await Promise.resolve();
+      jest.advanceTimersByTime(1000);
+    }
+    check.stop();
+    expect(changes).toEqual([
+      [false, 'connect ECONNREFUSED'],
+      [true, undefined],
+    ]);
+  });
 });

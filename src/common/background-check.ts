@@ -2,7 +2,8 @@
  * A dependency checked on a timer, never on a request: whoever asks gets the last result at once,
  * however slow the dependency is, and no amount of asking makes it checked more often. A check
  * still running past `lateMs` already counts as down: a dependency that hangs is reported within
- * that, not only when its own timeout ends the check.
+ * that, not only when its own timeout ends the check. `onChange` hears of each change of the
+ * result once (an outage, then its end), however often the result is read meanwhile.
  */
 export class BackgroundCheck {
   private up = true;
@@ -14,6 +15,7 @@ export class BackgroundCheck {
     private readonly check: () => Promise<boolean>,
     private readonly intervalMs: number,
     private readonly lateMs: number,
+    private readonly onChange?: (up: boolean, reason: string | undefined) => void,
   ) {}
 
   /** Checks now, then `intervalMs` after each check ends (never two at once). */
@@ -41,9 +43,17 @@ export class BackgroundCheck {
 
   private async tick(): Promise<void> {
     this.startedAt = Date.now();
-    const up = await this.check().catch(() => false);
-    this.up = up && Date.now() - this.startedAt <= this.lateMs;
+    let reason: string | undefined;
+    const answered = await this.check().catch((error: unknown) => {
+      reason = error instanceof Error ? error.message : String(error);
+      return false;
+    });
+    const late = Date.now() - this.startedAt > this.lateMs;
+    const up = answered && !late;
+    if (answered && late) reason = `no answer within ${this.lateMs} ms`;
     this.startedAt = 0;
+    if (up !== this.up) this.onChange?.(up, reason);
+    this.up = up;
     if (!this.running) return;
     this.timer = setTimeout(() => void this.tick(), this.intervalMs);
     this.timer.unref();

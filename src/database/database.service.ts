@@ -1,5 +1,6 @@
 import {
   Injectable,
+  Logger,
   OnApplicationBootstrap,
   OnApplicationShutdown,
   OnModuleInit,
@@ -41,6 +42,7 @@ interface CommitHooks {
  */
 @Injectable()
 export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Database');
   private readonly serialized: boolean;
   private readonly persistence: SqljsPersistence | undefined;
   private readonly owner: SqliteOwner | undefined;
@@ -66,6 +68,12 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
       () => this.selectOne(),
       PROBE_INTERVAL_MS,
       this.serialized ? this.timeoutMs : PROBE_LATE_MS,
+      // One line when an outage starts and one when it ends: the requests refused meanwhile
+      // (503, readiness probes every second) are no news each.
+      (up, reason) =>
+        up
+          ? this.logger.log('The database is reachable again')
+          : this.logger.error(`The database is unreachable (${reason ?? 'no answer'})`),
     );
     const location = dataSource.options.type === 'sqljs' ? dataSource.options.location : undefined;
     // Before anything is written: a file another live process holds is refused.

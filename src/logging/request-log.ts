@@ -20,7 +20,9 @@ export function requestLog(pinoLogger: PinoLogger): AnswerObserver {
       status: answer.status,
       responseTime: Math.round(answer.milliseconds),
     };
-    if (answer.status >= 500) root.error(line, 'request failed');
+    // A 503 is a designed answer ("not now": a dependency is down, or the hashing queue is
+    // full), not a fault; the outage behind it is logged once, where it is noticed.
+    if (answer.status >= 500 && answer.status !== 503) root.error(line, 'request failed');
     else root.info(line, 'request completed');
   };
 }
