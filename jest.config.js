@@ -14,9 +14,9 @@ module.exports = {
   },
   // The SDK imports `./x.js` as browsers need; under Jest that is the `./x.ts` beside it.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  // Several instances cannot share one embedded SQLite, and the outage suite cuts a database
-  // server: these run in the MariaDB pass. So does the minute of load-balancer probes: it needs
-  // no MariaDB, but the SQLite pass need not pay that minute as well.
+  // Several instances cannot share one embedded SQLite, and the outage suites (the browser's
+  // too) cut a database server: these run in the MariaDB pass. So does the minute of
+  // load-balancer probes: it needs no MariaDB, but the SQLite pass need not pay that minute.
   // The npm scripts' stop test builds and starts the service on its own embedded database: once,
   // in the SQLite pass, is enough.
   testPathIgnorePatterns: [
@@ -26,6 +26,7 @@ module.exports = {
       : [
           '/test/multi-instance',
           '/test/database-outage',
+          '/test/browser/sdk-database-outage',
           '/test/health-probes',
           '/test/revocation-race',
           '/test/sessions-multi-instance',

@@ -1,10 +1,16 @@
 import { AddressInfo } from 'node:net';
 import { createConnection } from 'mysql2/promise';
-import { expectError, login, registerAndLogin, uniqueUser } from './support/auth-helpers';
+import {
+  cookiesOf,
+  expectError,
+  login,
+  registerAndLogin,
+  uniqueUser,
+} from './support/auth-helpers';
 import { Answer, Call, jsonPost, pacedLoad } from './support/paced-load';
 import { eventually } from './support/shared-redis';
 import { TcpProxy } from './support/tcp-proxy';
-import { TestApp, startTestApp } from './support/test-app';
+import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 import { TestDatabase, createTestDatabase } from './support/test-database';
 
 /** DATABASE_TIMEOUT_MS's default: every database call gives up after it. */
@@ -86,6 +92,27 @@ describe('the database failing and coming back', () => {
       .get('/api/v1/auth/verify-token')
       .set('Authorization', `Bearer ${again.access}`)
       .expect(200);
+  });
+
+  it('signs no browser out: a refresh during the outage is 503 without clearing cookies, and the same cookie works after it', async () => {
+    const session = await registerAndLogin(t);
+    const refresh = () =>
+      t
+        .http()
+        .post('/api/v1/auth/refresh')
+        .set('Origin', APP_ORIGIN)
+        .set('Cookie', `refresh_token=${session.refresh}`);
+    await eventually(isReady, 5000);
+
+    await proxy.cut();
+    const during = await refresh();
+    await proxy.restore();
+
+    expectError(during, 503, 'SERVICE_UNAVAILABLE');
+    expect(during.headers['set-cookie']).toBeUndefined();
+    await eventually(isReady, 5000);
+    const after = await refresh().expect(200);
+    expect(cookiesOf(after).refresh_token.value).not.toBe('');
   });
 
   describe.each([

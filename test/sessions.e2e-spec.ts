@@ -115,6 +115,7 @@ describe('the signed-in user’s sessions', () => {
       const session = {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         last_used_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         ip: expect.stringMatching(/127\.0\.0\.1|::1/),
       };
       expect(sessions).toEqual(
@@ -150,6 +151,7 @@ describe('the signed-in user’s sessions', () => {
         id: string;
         created_at: string;
         last_used_at: string;
+        expires_at: string;
         user_agent: string;
       }>;
       // The refreshed session was used last: it comes first.
@@ -159,6 +161,12 @@ describe('the signed-in user’s sessions', () => {
         Date.parse(refreshedSession.created_at),
       );
       expect(untouched.last_used_at).toBe(untouched.created_at);
+      // Defaults: the refresh token's week ends before the session's thirty days, and slides.
+      for (const session of sessions) {
+        expect(Date.parse(session.expires_at) - Date.parse(session.last_used_at)).toBe(
+          7 * 86_400_000,
+        );
+      }
       // The login's client, not the refresh's.
       expect(refreshedSession.user_agent).toBe(FIREFOX);
       // Both the old and the new access token of a live session work.

@@ -89,6 +89,11 @@ export interface SessionInfo {
   created_at: string;
   /** ISO 8601: the last refresh. */
   last_used_at: string;
+  /**
+   * ISO 8601: when the session ends unless refreshed before; the earlier of the refresh token's
+   * expiry and the login plus the service's SESSION_MAX_AGE, which no refresh goes past.
+   */
+  expires_at: string;
   ip: string | null;
   user_agent: string | null;
   /** The session making this request. */

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { Envelope, ok } from '../common/http/envelope';
@@ -22,6 +22,7 @@ import {
 import { ApiAccessToken, ApiPublic, ApiRefreshCookie } from '../openapi/security-schemes';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthService } from './auth.service';
+import { RefusedRefreshFilter } from './refused-refresh.filter';
 import { SessionDelivery } from './session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 import { LoginDto } from './dto/login.dto';
@@ -102,13 +103,16 @@ export class AuthController {
   @Post('refresh')
   @HttpCode(200)
   @UseGuards(RefreshTokenGuard)
+  @UseFilters(RefusedRefreshFilter)
   @ApiOperation({
     summary: 'Rotate the refresh token and issue a new access token',
     description:
       'Takes the refresh_token cookie and retires it. Without `X-Token-Delivery`, the answer is ' +
       'the envelope and the new tokens arrive as cookies; with `X-Token-Delivery: body`, the ' +
       'token response. A retired refresh token presented again within REFRESH_REUSE_GRACE ' +
-      'seconds gets the same successor; later, it revokes every session of the user.',
+      'seconds gets the same successor; later, it revokes every session of the user. A refused ' +
+      'refresh token (401) clears both cookies; any other failure (429, 503) leaves them, so a ' +
+      'passing fault signs no one out.',
   })
   @ApiRefreshCookie()
   @ApiTokenDelivery('Token refreshed')
@@ -119,18 +123,12 @@ export class AuthController {
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
-    try {
-      return this.sessions.deliver(
-        res,
-        await this.auth.refresh(claims, client),
-        delivery,
-        'Token refreshed',
-      );
-    } catch (error) {
-      // A dead refresh token is of no further use to the browser: stop it from retrying.
-      this.cookies.clear(res);
-      throw error;
-    }
+    return this.sessions.deliver(
+      res,
+      await this.auth.refresh(claims, client),
+      delivery,
+      'Token refreshed',
+    );
   }
 
   @Post('logout')

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       accessTtl: 900,
       refreshTtl: 604800,
       refreshReuseGrace: 10,
+      sessionMaxAge: 2592000,
     });
     expect(config.cookies).toEqual({ secure: true, sameSite: 'lax' });
     expect(config.throttle).toEqual({ ttl: 900, limit: 50, authLimit: 5 });
@@ -110,8 +111,30 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...SECRETS, DATA_DIR: dataDir, PORT: '0' }).app.port).toBe(0);
   });
 
+  it('takes any positive SESSION_MAX_AGE, shorter or longer than REFRESH_TOKEN_TTL', () => {
+    const read = (env: Record<string, string>) =>
+      loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env }).jwt;
+    expect(read({ SESSION_MAX_AGE: '2', REFRESH_TOKEN_TTL: '3600' })).toMatchObject({
+      sessionMaxAge: 2,
+      refreshTtl: 3600,
+    });
+    expect(read({ SESSION_MAX_AGE: '31536000' }).sessionMaxAge).toBe(31536000);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")'],
+    [
+      { SESSION_MAX_AGE: '0' },
+      'Invalid configuration: SESSION_MAX_AGE must be an integer from 1 to 315360000 (got "0")',
+    ],
+    [
+      { SESSION_MAX_AGE: '30d' },
+      'Invalid configuration: SESSION_MAX_AGE must be an integer from 1 to 315360000 (got "30d")',
+    ],
+    [
+      { SESSION_MAX_AGE: '-5' },
+      'Invalid configuration: SESSION_MAX_AGE must be an integer from 1 to 315360000 (got "-5")',
+    ],
     [
       { BCRYPT_COST: '40' },
       'Invalid configuration: BCRYPT_COST must be an integer from 4 to 15 (got "40")',

@@ -79,6 +79,9 @@ export function loadConfig(env: RawEnv): Config {
       accessTtl,
       refreshTtl: read.int('REFRESH_TOKEN_TTL', 7 * DAY, accessTtl, 365 * DAY),
       refreshReuseGrace: read.int('REFRESH_REUSE_GRACE', 10, 0, 300),
+      // Any positive value, shorter or longer than REFRESH_TOKEN_TTL (a short one is how a
+      // staging deployment tries it); the ceiling only keeps the dates computed from it sane.
+      sessionMaxAge: read.int('SESSION_MAX_AGE', 30 * DAY, 1, 3650 * DAY),
     },
     cookies: readCookies(read),
     metrics: { token: readMetricsToken(read) },

@@ -62,6 +62,11 @@ export class JwtConfig {
   readonly accessTtl!: number;
   readonly refreshTtl!: number;
   readonly refreshReuseGrace!: number;
+  /**
+   * Seconds from a login after which its session ends, however often it was refreshed: no token
+   * of it lives longer. Independent of `refreshTtl`, which only bounds the time between refreshes.
+   */
+  readonly sessionMaxAge!: number;
 }
 
 export type SameSite = 'lax' | 'strict' | 'none';

@@ -23,6 +23,16 @@ export class SessionView {
   last_used_at!: string;
 
   @ApiProperty({
+    format: 'date-time',
+    description:
+      'When the session ends unless it is refreshed before: the earlier of its refresh ' +
+      "token's expiry (its last refresh plus REFRESH_TOKEN_TTL) and its absolute end (its " +
+      'login plus SESSION_MAX_AGE). A refresh moves it later, never past the absolute end; ' +
+      'to the second.',
+  })
+  expires_at!: string;
+
+  @ApiProperty({
     nullable: true,
     type: String,
     example: '203.0.113.7',

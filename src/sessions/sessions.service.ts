@@ -6,6 +6,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { RefreshSession } from '../tokens/refresh-session.entity';
 import { RevocationService } from '../tokens/revocation.service';
+import { SessionLifetime } from '../tokens/session-lifetime';
 import { SessionView } from './session.view';
 
 /** A signed-in user's own sessions: list them, end one, end all but the current one. */
@@ -15,20 +16,23 @@ export class SessionsService {
     private readonly database: Database,
     private readonly revocation: RevocationService,
     private readonly audit: AuditTrail,
+    private readonly lifetime: SessionLifetime,
   ) {}
 
   /**
-   * Live sessions only (not revoked, not expired), newest use first. Each is the current token of
-   * its family: exactly one per live session (see UsersService.findWithSession).
+   * Live sessions only (not revoked, not expired, not past SESSION_MAX_AGE), newest use first.
+   * Each is the current token of its family: exactly one per live session (see
+   * UsersService.findWithSession).
    */
   async list(userId: string, currentSessionId: string | undefined): Promise<SessionView[]> {
+    const now = new Date();
     const rows = await this.database.run((manager) =>
       manager.find(RefreshSession, {
         where: {
           userId,
           revokedAt: IsNull(),
           rotatedAt: IsNull(),
-          expiresAt: MoreThan(new Date()),
+          expiresAt: MoreThan(now),
         },
         order: { createdAt: 'DESC', familyId: 'ASC' },
       }),
@@ -36,10 +40,15 @@ export class SessionsService {
     // One entry per session even if a family ever held two current rows (it cannot today).
     const byFamily = new Map<string, RefreshSession>();
     for (const row of rows) if (!byFamily.has(row.familyId)) byFamily.set(row.familyId, row);
-    return [...byFamily.values()].map((row) => ({
+    // Past its end under a SESSION_MAX_AGE lowered since the row was written: no longer live.
+    const live = [...byFamily.values()].filter(
+      (row) => this.lifetime.expiryOf(row).getTime() > now.getTime(),
+    );
+    return live.map((row) => ({
       id: row.familyId,
-      created_at: (row.startedAt ?? row.createdAt).toISOString(),
+      created_at: this.lifetime.startOf(row).toISOString(),
       last_used_at: row.createdAt.toISOString(),
+      expires_at: this.lifetime.expiryOf(row).toISOString(),
       ip: row.ip,
       user_agent: row.userAgent,
       current: row.familyId === currentSessionId,

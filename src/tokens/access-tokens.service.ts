@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { JwtConfig } from '../config/config.sections';
 import { User } from '../users/user.entity';
 import { AccessTokenKeys, JwkSet } from './access-token-keys';
+import { epochSeconds } from './epoch-seconds';
 
 export type { JwkSet, PublishedJwk } from './access-token-keys';
 
@@ -58,13 +59,14 @@ export class AccessTokensService {
 
   /**
    * A session's tokens for its client: a new access token naming the refresh token's family
-   * (`sid`), beside that refresh token.
+   * (`sid`), beside that refresh token, and expiring no later than it: near the session's end
+   * (SESSION_MAX_AGE) the access token must not outlive the session.
    */
   sessionTokens(
     user: User,
-    refresh: { token: string; expiresIn: number; family: string },
+    refresh: { token: string; expiresIn: number; expiresAt: number; family: string },
   ): SessionTokens {
-    const access = this.issue(user, refresh.family);
+    const access = this.issue(user, refresh.family, refresh.expiresAt);
     return {
       accessToken: access.token,
       accessExpiresIn: access.expiresIn,
@@ -73,17 +75,23 @@ export class AccessTokensService {
     };
   }
 
-  /** A token for `user` in the session family `sessionId`. */
-  issue(user: User, sessionId: string): IssuedAccessToken {
-    const claims: Pick<AccessClaims, 'sid' | 'ver' | 'role' | 'client_id'> = {
+  /**
+   * A token for `user` in the session family `sessionId`, for ACCESS_TOKEN_TTL or until
+   * `notAfter` (epoch seconds), whichever comes first.
+   */
+  issue(user: User, sessionId: string, notAfter = Infinity): IssuedAccessToken {
+    // `iat` fixed here, so the lifetime cannot slip past `notAfter` across a second's turn.
+    const iat = epochSeconds();
+    const claims: Pick<AccessClaims, 'sid' | 'ver' | 'role' | 'iat' | 'client_id'> = {
       sid: sessionId,
       ver: user.tokenVersion,
       role: user.role,
+      iat,
       client_id: this.config.clientId,
     };
-    const token = this.jwt.sign(claims, { subject: user.id, jwtid: randomUUID() });
-    // JwtModule signs with expiresIn ACCESS_TOKEN_TTL.
-    return { token, expiresIn: this.config.accessTtl };
+    const expiresIn = Math.max(0, Math.min(this.config.accessTtl, notAfter - iat));
+    const token = this.jwt.sign(claims, { subject: user.id, jwtid: randomUUID(), expiresIn });
+    return { token, expiresIn };
   }
 
   /**

@@ -29,8 +29,10 @@ export class RefreshSession {
   revokedAt!: Date | null;
 
   /**
-   * When the session (the family) began: its login. Copied to every row rotated from it, since
-   * older rows are purged. Null only for rows older than the column.
+   * When the session (the family) began: its login, from which SESSION_MAX_AGE counts. Written
+   * to every row rotated from it, since older rows are purged. The migration that added it gave
+   * older rows their own `created_at`; null only in a row a version without the column wrote
+   * since, whose session is then counted from that row's `created_at` (SessionLifetime).
    */
   @Column({ name: 'started_at', type: 'datetime', nullable: true })
   startedAt!: Date | null;

@@ -12,6 +12,7 @@ import { epochSeconds } from './epoch-seconds';
 import { REFRESH_JWT } from './jwt-options';
 import { RefreshSession } from './refresh-session.entity';
 import { RevocationService } from './revocation.service';
+import { SessionLifetime } from './session-lifetime';
 import { hashToken, randomToken, successorJti } from './token-hash';
 
 export interface RefreshClaims {
@@ -23,12 +24,20 @@ export interface RefreshClaims {
   jti: string;
   /** The session family: every token rotated from one login. */
   fam: string;
+  /**
+   * The session's start (its login), epoch seconds, from which SESSION_MAX_AGE counts: a
+   * rotation needs it for the successor's expiry and reads no row for it. Absent from tokens
+   * issued before the absolute lifetime; their rotation reads it instead.
+   */
+  sst?: number;
 }
 
 export interface IssuedRefreshToken {
   token: string;
   /** Seconds. */
   expiresIn: number;
+  /** Its `exp`, epoch seconds: no access token issued beside it lives longer. */
+  expiresAt: number;
   /** The session family, which the access tokens issued beside it name as `sid`. */
   family: string;
 }
@@ -54,6 +63,7 @@ export class RefreshTokensService {
     private readonly revocation: RevocationService,
     private readonly users: UsersService,
     private readonly audit: AuditTrail,
+    private readonly lifetime: SessionLifetime,
   ) {}
 
   /**
@@ -127,9 +137,10 @@ export class RefreshTokensService {
   }
 
   /**
-   * The common case in one statement: the presented token is live and not yet rotated, so it is
-   * marked rotated (and held) and its successor inserted. Its expiry is the JWT's own, already
-   * checked. Anything else returns undefined for the careful path.
+   * The common case in one statement: the presented token is live and not yet rotated, and its
+   * session younger than SESSION_MAX_AGE (judged in the statement, so a lowered one holds at
+   * once), so it is marked rotated (and held) and its successor inserted. Its expiry is the
+   * JWT's own, already checked. Anything else returns undefined for the careful path.
    */
   private async claimLive(
     manager: EntityManager,
@@ -139,15 +150,31 @@ export class RefreshTokensService {
     const claimed = await this.database.write(
       manager,
       'UPDATE refresh_sessions SET rotated_at = ? WHERE id = ? AND user_id = ? AND family_id = ?' +
-        ' AND rotated_at IS NULL AND revoked_at IS NULL',
-      [this.database.sqlDate(now), hashToken(claims.jti), claims.sub, claims.fam],
+        ' AND rotated_at IS NULL AND revoked_at IS NULL AND COALESCE(started_at, created_at) > ?',
+      [
+        this.database.sqlDate(now),
+        hashToken(claims.jti),
+        claims.sub,
+        claims.fam,
+        this.database.sqlDate(this.lifetime.cutoff(now)),
+      ],
     );
     if (claimed !== 1) return undefined;
+    const start =
+      claims.sst === undefined
+        ? await this.startOfClaimed(manager, claims.jti)
+        : new Date(claims.sst * 1000);
     const next = successorJti(this.jwt.refreshSecret, claims.jti);
     return {
       outcome: 'rotated',
-      refresh: await this.insertSuccessor(manager, claims, next, now),
+      refresh: await this.insertSuccessor(manager, claims, next, now, start),
     };
+  }
+
+  /** A token issued before its claims named the session's start: the row just claimed knows. */
+  private async startOfClaimed(manager: EntityManager, jti: string): Promise<Date> {
+    const row = await manager.findOneByOrFail(RefreshSession, { id: hashToken(jti) });
+    return this.lifetime.startOf(row);
   }
 
   /** A token already rotated (grace window or reuse), revoked, expired or unknown. */
@@ -252,12 +279,13 @@ export class RefreshTokensService {
     return { outcome: 'invalid' };
   }
 
+  /** Of these claims' session, neither revoked nor expired, nor past its session's end. */
   private belongs(row: RefreshSession, claims: RefreshClaims, now: Date): boolean {
     return (
       row.userId === claims.sub &&
       row.familyId === claims.fam &&
       row.revokedAt === null &&
-      row.expiresAt.getTime() > now.getTime()
+      this.lifetime.expiryOf(row).getTime() > now.getTime()
     );
   }
 
@@ -277,7 +305,7 @@ export class RefreshTokensService {
     now: Date,
     client: ClientInfo | undefined,
   ): Promise<IssuedRefreshToken> {
-    const row = this.newRow(userId, familyId, jti, now);
+    const row = this.newRow(userId, familyId, jti, now, undefined);
     await this.database.write(
       manager,
       'INSERT INTO refresh_sessions' +
@@ -298,27 +326,30 @@ export class RefreshTokensService {
   }
 
   /**
-   * A rotation's row: the session's start and login client are copied from the row just claimed,
-   * in the one statement the rotation writes anyway (no read, no second write), so a refresh
-   * costs no more than before. Its `created_at` is the session's last use.
+   * A rotation's row: the login client is copied from the row just claimed, in the one statement
+   * the rotation writes anyway (no read, no second write), so a refresh costs no more than
+   * before; the session's start is the one the claims named (or the claimed row held), so the
+   * row, its token and the successor's expiry agree. Its `created_at` is the session's last use.
    */
   private async insertSuccessor(
     manager: EntityManager,
     claims: RefreshClaims,
     jti: string,
     now: Date,
+    start: Date,
   ): Promise<IssuedRefreshToken> {
-    const row = this.newRow(claims.sub, claims.fam, jti, now);
+    const row = this.newRow(claims.sub, claims.fam, jti, now, start);
     const inserted = await this.database.write(
       manager,
       'INSERT INTO refresh_sessions' +
         ' (id, user_id, family_id, created_at, expires_at, started_at, ip, user_agent)' +
-        ' SELECT ?, user_id, family_id, ?, ?, started_at, ip, user_agent' +
+        ' SELECT ?, user_id, family_id, ?, ?, ?, ip, user_agent' +
         ' FROM refresh_sessions WHERE id = ?',
       [
         row.id,
         this.database.sqlDate(row.createdAt),
         this.database.sqlDate(row.expiresAt),
+        this.database.sqlDate(start),
         hashToken(claims.jti),
       ],
     );
@@ -327,18 +358,32 @@ export class RefreshTokensService {
     return this.reissue(row, jti);
   }
 
-  private newRow(userId: string, familyId: string, jti: string, now: Date): RefreshSession {
+  /**
+   * A row issued now, for a session that began at `start` (undefined: it begins now). It expires
+   * REFRESH_TOKEN_TTL from now, or at the session's end if that comes first.
+   */
+  private newRow(
+    userId: string,
+    familyId: string,
+    jti: string,
+    now: Date,
+    start: Date | undefined,
+  ): RefreshSession {
     const iat = epochSeconds(now);
     const createdAt = new Date(iat * 1000);
+    const startedAt = start ?? createdAt;
+    const expiresAt = new Date(
+      Math.min((iat + this.jwt.refreshTtl) * 1000, this.lifetime.endOf(startedAt).getTime()),
+    );
     return {
       id: hashToken(jti),
       userId,
       familyId,
       createdAt,
-      expiresAt: new Date((iat + this.jwt.refreshTtl) * 1000),
+      expiresAt,
       rotatedAt: null,
       revokedAt: null,
-      startedAt: createdAt,
+      startedAt,
       ip: null,
       userAgent: null,
     };
@@ -346,22 +391,25 @@ export class RefreshTokensService {
 
   /**
    * Signs the token for a stored session: the same row always gives the same token (every claim,
-   * `iat` and `exp` included, comes from the row, and HS256 has no randomness).
+   * `iat` and `exp` included, comes from the row, and HS256 has no randomness). Its `exp` is
+   * never past the session's end, even for a row written before SESSION_MAX_AGE was lowered.
    */
   private reissue(row: RefreshSession, jti: string): IssuedRefreshToken {
     const iat = epochSeconds(row.createdAt);
-    const exp = epochSeconds(row.expiresAt);
+    const exp = epochSeconds(this.lifetime.expiryOf(row));
     const claims: RefreshClaims = {
       sub: row.userId,
       typ: 'refresh',
       jti,
       fam: row.familyId,
+      sst: epochSeconds(this.lifetime.startOf(row)),
       iat,
       exp,
     };
     return {
       token: this.signer.sign({ ...claims }),
       expiresIn: Math.max(0, exp - epochSeconds()),
+      expiresAt: exp,
       family: row.familyId,
     };
   }
@@ -375,7 +423,8 @@ export class RefreshTokensService {
       typeof claims.sub === 'string' &&
       typeof claims.exp === 'number' &&
       typeof claims.jti === 'string' &&
-      typeof claims.fam === 'string'
+      typeof claims.fam === 'string' &&
+      (claims.sst === undefined || typeof claims.sst === 'number')
     );
   }
 }

@@ -11,6 +11,7 @@ import { REFRESH_JWT, accessJwtOptions, refreshJwtService } from './jwt-options'
 import { RefreshTokenKey } from './refresh-token-key';
 import { RefreshTokensService } from './refresh-tokens.service';
 import { RevocationService } from './revocation.service';
+import { SessionLifetime } from './session-lifetime';
 import { TokenJanitor } from './token-janitor.service';
 import { TokenKeysModule } from './token-keys.module';
 import { VerificationTokensService } from './verification-tokens.service';
@@ -34,6 +35,7 @@ import { VerificationTokensService } from './verification-tokens.service';
     RefreshTokensService,
     { provide: REFRESH_JWT, inject: [RefreshTokenKey], useFactory: refreshJwtService },
     RevocationService,
+    SessionLifetime,
     VerificationTokensService,
     TokenJanitor,
   ],
@@ -41,6 +43,7 @@ import { VerificationTokensService } from './verification-tokens.service';
     AccessTokensService,
     RefreshTokensService,
     RevocationService,
+    SessionLifetime,
     VerificationTokensService,
     TokenKeysModule,
     JwtModule,

@@ -6,6 +6,7 @@ import { freePort } from '../support/free-port';
 import { SmtpSink } from '../support/mailbox';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TestApp, startTestApp } from '../support/test-app';
+import { TestDatabase } from '../support/test-database';
 
 /** Debian's Chromium; never a downloaded browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -29,7 +30,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  options: {
+    /** The service's database, when the suite must reach it another way (through a proxy). */
+    database?: TestDatabase;
+  } = {},
+): Promise<Harness> {
   // The page loads the SDK as built; build it here so the suite never runs a stale one.
   execFileSync(process.execPath, [TSC, '-p', 'client/tsconfig.build.json'], { stdio: 'inherit' });
   if (!existsSync(CHROMIUM)) {
@@ -43,12 +50,15 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const spa = await startSpaServer({ port: 0, host: 'localhost', apiUrl });
   const foreign = await startSpaServer({ port: 0, host: '127.0.0.1', apiUrl });
   const sink = await new SmtpSink().start();
-  const t = await startTestApp({
-    CORS_ORIGINS: spa.url,
-    SMTP_URL: sink.url,
-    PUBLIC_URL: `http://localhost:${api.port}`,
-    ...env,
-  });
+  const t = await startTestApp(
+    {
+      CORS_ORIGINS: spa.url,
+      SMTP_URL: sink.url,
+      PUBLIC_URL: `http://localhost:${api.port}`,
+      ...env,
+    },
+    options,
+  );
   await t.app.listen(servicePort, '127.0.0.1');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
