@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { AppException } from '../common/errors/app.exception';
 import { CookieConfig, HttpPlatform } from '../config/config.sections';
 import { CookieAttributes, setCookie } from '../platform/response-cookies';
 import { SessionTokens } from '../tokens/access-tokens.service';
@@ -35,6 +36,16 @@ export class AuthCookies {
       this.attributes(REFRESH_COOKIE_PATH),
       tokens.refreshExpiresIn,
     );
+  }
+
+  /**
+   * After a failed refresh: a refused refresh token (expired, forged, of the wrong kind, reused,
+   * ended or revoked) is of no further use, and the browser must stop sending it. Any other
+   * failure (the database unreachable, the rate limit, a foreign origin, a fault) says nothing
+   * about the token: the cookies stay, and a passing fault signs no one out.
+   */
+  clearIfRefused(response: unknown, error: unknown): void {
+    if (error instanceof AppException && error.code === 'INVALID_TOKEN') this.clear(response);
   }
 
   clear(response: unknown): void {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { Envelope, ok } from '../common/http/envelope';
@@ -22,7 +22,6 @@ import {
 import { ApiAccessToken, ApiPublic, ApiRefreshCookie } from '../openapi/security-schemes';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthService } from './auth.service';
-import { RefusedRefreshFilter } from './refused-refresh.filter';
 import { SessionDelivery } from './session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 import { LoginDto } from './dto/login.dto';
@@ -103,7 +102,6 @@ export class AuthController {
   @Post('refresh')
   @HttpCode(200)
   @UseGuards(RefreshTokenGuard)
-  @UseFilters(RefusedRefreshFilter)
   @ApiOperation({
     summary: 'Rotate the refresh token and issue a new access token',
     description:
@@ -123,12 +121,18 @@ export class AuthController {
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
-    return this.sessions.deliver(
-      res,
-      await this.auth.refresh(claims, client),
-      delivery,
-      'Token refreshed',
-    );
+    try {
+      return this.sessions.deliver(
+        res,
+        await this.auth.refresh(claims, client),
+        delivery,
+        'Token refreshed',
+      );
+    } catch (error) {
+      // The guard clears them for the token it refuses; here, for what the rotation refuses.
+      this.cookies.clearIfRefused(res, error);
+      throw error;
+    }
   }
 
   @Post('logout')

@@ -6,7 +6,8 @@ import { OriginPolicy } from '../../common/http/origin.policy';
 import { Metrics } from '../../metrics/metrics.service';
 import { ACCESS_STRATEGY } from '../strategies/access-token.strategy';
 import { REFRESH_STRATEGY } from '../strategies/refresh-token.strategy';
-import { accessToken, bearerToken } from '../strategies/token-extractors';
+import { accessToken, bearerToken, refreshToken } from '../strategies/token-extractors';
+import { AuthCookies } from '../auth-cookies.service';
 
 /**
  * A passport guard that answers every failure with `401 INVALID_TOKEN`, and refuses a
@@ -22,8 +23,21 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
       // Only the refresh guard counts, and it lives in AuthModule, which has the metrics; the
       // access guard also serves modules that do not.
       @Optional() private readonly metrics?: Metrics,
+      // Likewise: only the refresh guard clears the cookies of the token it refuses.
+      @Optional() private readonly cookies?: AuthCookies,
     ) {
       super();
+    }
+
+    /**
+     * A refresh token the guard refuses is of no further use: the browser must stop sending it.
+     * Without one sent there is nothing to clear, and the access cookie may still be good.
+     */
+    private refused(context: ExecutionContext): void {
+      this.metrics?.refreshed('invalid');
+      const http = context.switchToHttp();
+      if (refreshToken(http.getRequest<HttpRequest>()) !== null)
+        this.cookies?.clear(http.getResponse());
     }
 
     override canActivate(context: ExecutionContext) {
@@ -45,7 +59,7 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
       if (!principal) {
         // An expired, malformed or wrong-kind token never reaches the rotation, which counts the
         // rest: a refresh refused here is an invalid exchange all the same.
-        if (refreshOnly) this.metrics?.refreshed('invalid');
+        if (refreshOnly) this.refused(context);
         // One failure per strategy tried: passport gives a list when the guard names several.
         const failures = (Array.isArray(info) ? info : [info]) as Array<
           { name?: string } | undefined
