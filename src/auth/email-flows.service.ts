@@ -14,6 +14,7 @@ import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { PasswordHasher } from './hashing/password-hasher.service';
+import { PasswordChangedNotice } from './password-changed-notice.service';
 
 /** Email verification and password reset: emailed single-use tokens and what they unlock. */
 @Injectable()
@@ -30,6 +31,7 @@ export class EmailFlowsService {
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
+    private readonly passwordChanged: PasswordChangedNotice,
   ) {}
 
   /** Returns the verified user and, when one was given and is allowed, where the app goes next. */
@@ -109,14 +111,15 @@ export class EmailFlowsService {
    * inbox is proof enough of the address, so an unverified email becomes verified. A password
    * that is the account's own email or username is refused once the token names the account;
    * the refusal rolls the transaction back, so the link still works for a better password.
+   * The owner is then told by mail, as after a change with the current password.
    */
   async resetPassword(token: string, newPassword: string, client?: ClientInfo): Promise<void> {
     const passwordHash = await this.hasher.hash(newPassword);
-    await this.database.transaction(async (manager) => {
+    const user = await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'password_reset');
       if (!userId) throw invalidToken('reset');
-      const user = await manager.findOneBy(User, { id: userId });
-      if (user && matchesIdentity(newPassword, [user.email, user.username])) {
+      const owner = await manager.findOneBy(User, { id: userId });
+      if (owner && matchesIdentity(newPassword, [owner.email, owner.username])) {
         throw new AppException('VALIDATION_ERROR', {
           details: [{ field: 'newPassword', message: IDENTITY_PASSWORD_MESSAGE('newPassword') }],
         });
@@ -129,7 +132,10 @@ export class EmailFlowsService {
       await this.tokens.retireOlder(manager, userId, 'email_change');
       await this.revocation.revokeEverything(userId, manager);
       await this.audit.record(manager, 'password_changed', userId, client);
+      return manager.findOneByOrFail(User, { id: userId });
     });
+    // Whoever reset it holds the inbox; if that is not the owner, this is how they learn of it.
+    await this.passwordChanged.send(user, client);
   }
 
   /** Issues a token and mails it; a token whose mail could not be sent is deleted again. */
