@@ -4,6 +4,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
+import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { Metrics } from '../metrics/metrics.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
@@ -27,7 +28,8 @@ export interface Session {
 
 export interface Registration {
   user: User;
-  emailSent: boolean;
+  /** What became of the verification mail; the account exists whatever it says. */
+  mail: 'sent' | 'failed' | 'capped';
 }
 
 @Injectable()
@@ -43,6 +45,7 @@ export class AuthService {
     private readonly revocation: RevocationService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly mail: MailService,
+    private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
@@ -82,6 +85,18 @@ export class AuthService {
               : 'This username is already taken',
         });
       });
+    // Counted with the resends, but never a reason to refuse the account: it is created, and
+    // the mail can be asked for again once the address has a free slot.
+    if ((await this.cap.reserve('verification', user.email)) > 0) {
+      await this.verificationTokens.discard(token).catch(() => {
+        // Never sent, so nobody holds it; it expires unused.
+      });
+      this.logger.warn({
+        requestId: client?.requestId,
+        msg: `Verification email for ${user.id} not sent: its address has had too many lately`,
+      });
+      return { user, mail: 'capped' };
+    }
     try {
       await this.mail.sendVerificationEmail({
         to: user.email,
@@ -90,14 +105,14 @@ export class AuthService {
         applicationUrl,
         ttl: this.mailConfig.verificationTtl,
       });
-      return { user, emailSent: true };
+      return { user, mail: 'sent' };
     } catch (error) {
       if (!(error instanceof MailDeliveryError)) throw error;
       this.logger.warn({
         requestId: client?.requestId,
         msg: `Verification email for ${user.id} not sent (${error.reason}); the user can request it again`,
       });
-      return { user, emailSent: false };
+      return { user, mail: 'failed' };
     }
   }
 

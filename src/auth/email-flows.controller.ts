@@ -80,7 +80,9 @@ export class EmailFlowsController {
       'Links sent earlier keep working: each verifies the email once, until it expires ' +
       '(EMAIL_VERIFICATION_TTL seconds after it was sent, 24 hours by default), so an older ' +
       'mail opened after this one still succeeds. 409 once the email is verified, and for an ' +
-      'address no account uses. ' +
+      'address no account uses. An address gets at most MAIL_RECIPIENT_LIMIT verification ' +
+      "mails (the registration's included) in any MAIL_RECIPIENT_WINDOW seconds: past it 429 " +
+      'RATE_LIMITED with Retry-After, and nothing is mailed. ' +
       'The same operation answers at /auth/resend-verification-email and ' +
       '/email/resend-verification-email, with one rate-limit budget.',
   })
@@ -104,7 +106,10 @@ export class EmailFlowsController {
     summary: 'Mail a password-reset link; older links stop working',
     description:
       'Once the new mail is sent, every reset link sent earlier to the account stops working; ' +
-      'the new one works once, for PASSWORD_RESET_TTL seconds (1 hour by default). ' +
+      'the new one works once, for PASSWORD_RESET_TTL seconds (1 hour by default). An address ' +
+      'gets at most MAIL_RECIPIENT_LIMIT reset mails in any MAIL_RECIPIENT_WINDOW seconds, ' +
+      'whoever asks: past it 429 RATE_LIMITED with Retry-After, nothing is mailed and the link ' +
+      'sent last keeps working. ' +
       'The same operation answers at /auth/forgot-password and /email/forgot-password, with ' +
       'one rate-limit budget.',
   })
@@ -130,7 +135,7 @@ export class EmailFlowsController {
     summary:
       'Request a reset email (`{ email }`) or set the new password (`{ token, newPassword }`)',
     description:
-      '`{ email }` answers `Password reset email sent`, as forgot-password does. ' +
+      '`{ email }` answers as forgot-password does (the same mail, counted in the same cap). ' +
       '`{ token, newPassword }` sets the password, ends every session of the user and clears ' +
       'the cookies (the Set-Cookie header applies to this variant only). ' +
       'The same operation answers at /auth/reset-password, /email/reset-password and ' +

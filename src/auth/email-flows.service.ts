@@ -6,6 +6,7 @@ import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { isForeignKeyViolation } from '../database/database-errors';
+import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
 import { RevocationService } from '../tokens/revocation.service';
 import { TokenPurpose } from '../tokens/verification-token.entity';
@@ -28,6 +29,7 @@ export class EmailFlowsService {
     private readonly revocation: RevocationService,
     private readonly hasher: PasswordHasher,
     private readonly mail: MailService,
+    private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
@@ -66,7 +68,10 @@ export class EmailFlowsService {
     await this.sendToken(user, 'email_verification', url, client);
   }
 
-  /** A new link retires the older ones once it has been sent; 404 when no account uses the email. */
+  /**
+   * A new link retires the older ones once it has been sent; 404 when no account uses the email,
+   * 429 when the address has had its reset mails for now (and the older link stays).
+   */
   async requestPasswordReset(
     email: string,
     applicationUrl?: string,
@@ -138,13 +143,20 @@ export class EmailFlowsService {
     await this.passwordChanged.send(user, client);
   }
 
-  /** Issues a token and mails it; a token whose mail could not be sent is deleted again. */
+  /**
+   * Takes one of the address's mail slots (429 past the cap, before anything is written), then
+   * issues a token and mails it; a token whose mail could not be sent is deleted again.
+   */
   private async sendToken(
     user: User,
     purpose: TokenPurpose,
     applicationUrl: string | undefined,
     client: ClientInfo | undefined,
   ): Promise<string> {
+    await this.cap.take(
+      purpose === 'password_reset' ? 'password_reset' : 'verification',
+      user.email,
+    );
     const ttl =
       purpose === 'password_reset' ? this.mailConfig.resetTtl : this.mailConfig.verificationTtl;
     const token = await this.database

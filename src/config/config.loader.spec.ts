@@ -58,6 +58,8 @@ describe('loadConfig', () => {
       verificationTtl: 86400,
       resetTtl: 3600,
       emailChangeTtl: 3600,
+      recipientLimit: 3,
+      recipientWindow: 900,
     });
   });
 
@@ -168,6 +170,14 @@ describe('loadConfig', () => {
     [
       { EMAIL_CHANGE_TTL: '1h' },
       'Invalid configuration: EMAIL_CHANGE_TTL must be an integer from 60 to 86400 (got "1h")',
+    ],
+    [
+      { MAIL_RECIPIENT_LIMIT: '0' },
+      'Invalid configuration: MAIL_RECIPIENT_LIMIT must be an integer from 1 to 100000 (got "0")',
+    ],
+    [
+      { MAIL_RECIPIENT_WINDOW: '15m' },
+      'Invalid configuration: MAIL_RECIPIENT_WINDOW must be an integer from 1 to 604800 (got "15m")',
     ],
     [
       { LOGIN_FAILURES_FREE: '0' },

@@ -107,6 +107,8 @@ export function loadConfig(env: RawEnv): Config {
       resetTtl: read.int('PASSWORD_RESET_TTL', 3600, 60, DAY),
       emailChangeTtl: read.int('EMAIL_CHANGE_TTL', 3600, 60, DAY),
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 5000, 100, 60_000),
+      recipientLimit: read.int('MAIL_RECIPIENT_LIMIT', 3, 1, 100_000),
+      recipientWindow: read.int('MAIL_RECIPIENT_WINDOW', 900, 1, 7 * DAY),
     },
   };
   read.assertValid();

@@ -130,6 +130,9 @@ export class MailConfig {
   readonly emailChangeTtl!: number;
   /** Connection, greeting and DNS timeout for SMTP; the socket may idle twice as long. */
   readonly timeoutMs!: number;
+  /** Mails of one kind one address may get in any `recipientWindow` seconds. */
+  readonly recipientLimit!: number;
+  readonly recipientWindow!: number;
 }
 
 export interface Config {

@@ -11,6 +11,8 @@ const MISNAMED_DEFAULT_GAUGES = [
 export type RefreshOutcome = 'ok' | 'invalid' | 'reuse_detected';
 export type EmailKind =
   'verification' | 'password_reset' | 'email_change' | 'password_changed' | 'email_changed';
+/** `capped`: not sent, the address has had MAIL_RECIPIENT_LIMIT mails of its kind lately. */
+export type EmailOutcome = 'sent' | 'failed' | 'capped';
 
 /**
  * Prometheus counters of what the service does, by outcome, and request latency per route. A
@@ -89,7 +91,7 @@ export class Metrics implements OnApplicationShutdown {
     this.rateLimited.inc();
   }
 
-  email(kind: EmailKind, outcome: 'sent' | 'failed'): void {
+  email(kind: EmailKind, outcome: EmailOutcome): void {
     this.emails.inc({ kind, outcome });
   }
 
