@@ -38,6 +38,7 @@ type UserEnvelope = Envelope<UserDataModel>;
 
 const REGISTERED: Record<Registration['mail'], string> = {
   sent: 'Registration successful. Check your email to verify your account.',
+  queued: 'Registration successful. Check your email to verify your account.',
   failed:
     'Registration successful, but the verification email could not be sent. Request a new one.',
   capped:
@@ -70,8 +71,12 @@ export class AuthController {
       'sent (the message says so; resend-verification-email sends another). The verification ' +
       "mail counts toward the address's cap (MAIL_RECIPIENT_LIMIT per MAIL_RECIPIENT_WINDOW " +
       'seconds), but a registration is never refused for it: when the address has had its ' +
-      'verification mails, the account is created unmailed and the message says so. Shares the ' +
-      'strict rate limit of login and the email flows.',
+      'verification mails, the account is created unmailed and the message says so. With ' +
+      'ACCOUNT_ENUMERATION_PROTECTION=true, a taken email (with a free username) is answered ' +
+      '201 as a new registration, with a user that is not stored (its id belongs to no ' +
+      'account), and the address is told by mail; the verification mail goes out after the ' +
+      'answer; a taken username is still 409. Shares the strict rate limit of login and the ' +
+      'email flows.',
   })
   @ApiPublic()
   @ApiEnvelope(201, 'Registration successful. Check your email to verify your account.', {

@@ -8,6 +8,7 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
+import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
@@ -40,6 +41,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   ],
   controllers: [AuthController, SessionController, EmailFlowsController, LinkPagesController],
   providers: [
+    AfterAnswer,
     AuthService,
     CurrentPassword,
     SessionDelivery,

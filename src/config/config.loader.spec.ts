@@ -50,6 +50,7 @@ describe('loadConfig', () => {
       hashThreads: availableParallelism(),
       hashQueueLimit: 64 * availableParallelism(),
       userCacheTtl: 1,
+      accountEnumerationProtection: false,
     });
     expect(config.mail).toMatchObject({
       smtpUrl: undefined,
@@ -170,6 +171,10 @@ describe('loadConfig', () => {
     [
       { EMAIL_CHANGE_TTL: '1h' },
       'Invalid configuration: EMAIL_CHANGE_TTL must be an integer from 60 to 86400 (got "1h")',
+    ],
+    [
+      { ACCOUNT_ENUMERATION_PROTECTION: 'yes' },
+      'Invalid configuration: ACCOUNT_ENUMERATION_PROTECTION must be true or false (got "yes")',
     ],
     [
       { MAIL_RECIPIENT_LIMIT: '0' },

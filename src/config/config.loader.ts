@@ -98,6 +98,7 @@ export function loadConfig(env: RawEnv): Config {
       hashQueueLimit: read.int('HASH_QUEUE_LIMIT', 64 * availableParallelism(), 1, 100_000),
       // Other instances sharing the database learn of a revocation within this many seconds.
       userCacheTtl: read.int('USER_CACHE_TTL', 1, 0, 3600),
+      accountEnumerationProtection: read.bool('ACCOUNT_ENUMERATION_PROTECTION', false),
     },
     mail: {
       smtpUrl: readSmtpUrl(read, production),

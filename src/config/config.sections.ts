@@ -118,6 +118,11 @@ export class SecurityConfig {
   readonly hashQueueLimit!: number;
   /** Seconds a user (and their token version) may be served from memory; 0 turns it off. */
   readonly userCacheTtl!: number;
+  /**
+   * ACCOUNT_ENUMERATION_PROTECTION: the email flows and registration answer alike whether or not
+   * an address has an account, and mail after answering. Off: the contract's answers.
+   */
+  readonly accountEnumerationProtection!: boolean;
 }
 
 export class MailConfig {

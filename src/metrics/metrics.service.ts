@@ -10,7 +10,12 @@ const MISNAMED_DEFAULT_GAUGES = [
 
 export type RefreshOutcome = 'ok' | 'invalid' | 'reuse_detected';
 export type EmailKind =
-  'verification' | 'password_reset' | 'email_change' | 'password_changed' | 'email_changed';
+  | 'verification'
+  | 'password_reset'
+  | 'email_change'
+  | 'password_changed'
+  | 'email_changed'
+  | 'registration_attempt';
 /** `capped`: not sent, the address has had MAIL_RECIPIENT_LIMIT mails of its kind lately. */
 export type EmailOutcome = 'sent' | 'failed' | 'capped';
 
