@@ -34,6 +34,7 @@ module.exports = {
           '/test/shared-login-backoff',
           '/test/account-instances',
           '/test/admin-multi-instance',
+          '/test/mail-cap-instances',
         ]),
   ],
   testTimeout: 30000,

@@ -6,7 +6,7 @@ import { VerificationToken } from '../src/tokens/verification-token.entity';
 import { User } from '../src/users/user.entity';
 import { cookiesOf, expectError, login, registerUser, uniqueUser } from './support/auth-helpers';
 import { SmtpSink } from './support/mailbox';
-import { TestApp, startTestApp } from './support/test-app';
+import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 
 const SHOP = 'https://www.acme-shop.example.com';
 
@@ -262,6 +262,41 @@ describe('email flows through a real SMTP server', () => {
       }
       const stored = await t.dataSource.getRepository(User).findOneByOrFail({ id: user.id });
       expect(stored.emailVerified).toBe(true);
+    });
+
+    it('tells the owner by mail that the password was reset, as a password change does', async () => {
+      const { credentials } = await registerUser(t, uniqueUser('ResetNotice'));
+      await post('/auth/forgot-password', { email: credentials.email.toUpperCase() }).expect(200);
+      await t
+        .http()
+        .post('/api/v1/auth/reset-password')
+        .set('Origin', APP_ORIGIN)
+        .send({ token: sink.last().token, newPassword: 'noticed-new-pass' })
+        .expect(200);
+      const notice = sink.last();
+      expect(notice.to).toBe(credentials.email);
+      expect(notice.subject).toBe('Your Auth Service password was changed');
+      expect(notice.text).toContain(`Hello ${credentials.username},`);
+      expect(notice.text).toContain(`account (${credentials.email}) was changed on`);
+      // A notice of a change already made: nothing in it logs anyone in.
+      expect(notice.text).not.toMatch(/https?:/);
+      expect(notice.html).not.toMatch(/href=/);
+    });
+
+    it('answers a reset with success and sets the password when the notice cannot be sent', async () => {
+      const { credentials } = await registerUser(t, uniqueUser('ResetNoNotice'));
+      await post('/auth/forgot-password', { email: credentials.email }).expect(200);
+      const { token } = sink.last();
+      const before = sink.received.length;
+      sink.refuse = { responseCode: 550, message: 'Mailbox unavailable' };
+      const reset = await post('/auth/reset-password', { token, newPassword: 'unnoticed-pass' });
+      expect({ status: reset.status, body: reset.body }).toEqual({
+        status: 200,
+        body: { success: true, message: 'Password has been reset. Log in with the new password.' },
+      });
+      sink.refuse = undefined;
+      expect(sink.received.length).toBe(before);
+      await login(t, { email: credentials.email, password: 'unnoticed-pass' });
     });
 
     it('retires older reset links when a new one is sent', async () => {

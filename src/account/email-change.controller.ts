@@ -40,7 +40,10 @@ export class EmailChangeController {
       'Once the mail is sent, change links sent earlier stop working. A wrong password is 403 ' +
       'INVALID_PASSWORD; an address another account has is 409 REGISTRATION_FAILED, as at ' +
       "registration. Wrong passwords count towards the account's login slow-down (429 " +
-      'RATE_LIMITED with Retry-After while it waits), shared with login on every instance.',
+      'RATE_LIMITED with Retry-After while it waits), shared with login on every instance. ' +
+      'The new address gets at most MAIL_RECIPIENT_LIMIT of these links in any ' +
+      'MAIL_RECIPIENT_WINDOW seconds, whoever asks: past it 429 RATE_LIMITED with Retry-After, ' +
+      'nothing is mailed and the pending link stays.',
   })
   @ApiEnvelope(200, SENT)
   @ApiErrors(

@@ -6,6 +6,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
+import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { cleanEmail, normalizeEmail } from '../users/identity.normalizer';
@@ -30,6 +31,7 @@ export class EmailChangeService {
     private readonly currentPassword: CurrentPassword,
     private readonly tokens: VerificationTokensService,
     private readonly mail: MailService,
+    private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
@@ -64,6 +66,8 @@ export class EmailChangeService {
       throw new AppException('REGISTRATION_FAILED', { message: TAKEN });
     }
 
+    // Capped by the address mailed, whoever asks: before anything is retired or written.
+    await this.cap.take('email_change', address);
     const ttl = this.mailConfig.emailChangeTtl;
     // The new link replaces the older ones and is audited in one transaction, before it is
     // sent: a failure past this point leaves no live link that was never recorded.

@@ -1,11 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { PasswordHasher } from '../auth/hashing/password-hasher.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { Database } from '../database/database.service';
-import { MailService } from '../mail/mail.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { RevocationService } from '../tokens/revocation.service';
@@ -13,6 +12,7 @@ import { VerificationTokensService } from '../tokens/verification-tokens.service
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { CurrentPassword } from '../auth/current-password.service';
+import { PasswordChangedNotice } from '../auth/password-changed-notice.service';
 
 export interface PasswordChanged {
   user: User;
@@ -27,8 +27,6 @@ export interface PasswordChanged {
  */
 @Injectable()
 export class PasswordChangeService {
-  private readonly logger = new Logger(PasswordChangeService.name);
-
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
@@ -38,7 +36,7 @@ export class PasswordChangeService {
     private readonly refreshTokens: RefreshTokensService,
     private readonly revocation: RevocationService,
     private readonly verificationTokens: VerificationTokensService,
-    private readonly mail: MailService,
+    private readonly notice: PasswordChangedNotice,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -86,31 +84,7 @@ export class PasswordChangeService {
     });
     const { user, refresh } = changed;
     const tokens = this.accessTokens.sessionTokens(user, refresh);
-    await this.notify(user, client);
+    await this.notice.send(user, client);
     return { user, tokens };
   }
-
-  /**
-   * The change is made whether or not the notice goes out: a mail failure is logged, and the
-   * answer stays the success it is (failing it would tell the user the old password still works).
-   */
-  private async notify(user: User, client: ClientInfo | undefined): Promise<void> {
-    try {
-      await this.mail.sendPasswordChangedNotice({
-        to: user.email,
-        username: user.username,
-        at: user.updatedAt,
-        ip: client?.ip,
-      });
-    } catch (error) {
-      this.logger.warn({
-        requestId: client?.requestId,
-        msg: `The password-changed notice to ${user.id} was not sent (${describe(error)})`,
-      });
-    }
-  }
-}
-
-function describe(error: unknown): string {
-  return (error as { reason?: string } | null)?.reason ?? 'unknown error';
 }

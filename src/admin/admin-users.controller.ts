@@ -190,7 +190,9 @@ export class AdminUsersController {
     description:
       'The mail forgot-password sends, to the address stored on the account; older reset links ' +
       'stop working. The body is optional; `applicationUrl` must be on an origin in ' +
-      'APP_ORIGINS. Records `password_reset_requested` with the administrator as actor.',
+      'APP_ORIGINS. Records `password_reset_requested` with the administrator as actor. ' +
+      "Counted in the address's cap of reset mails with the ones the user asks for: past " +
+      'MAIL_RECIPIENT_LIMIT in MAIL_RECIPIENT_WINDOW seconds, 429 RATE_LIMITED with Retry-After.',
   })
   @ApiBody({ type: SendPasswordResetDto, required: false })
   @ApiEnvelope(200, 'Password reset email sent')

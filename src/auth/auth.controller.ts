@@ -21,7 +21,7 @@ import {
 } from '../openapi/api-responses.decorator';
 import { ApiAccessToken, ApiPublic, ApiRefreshCookie } from '../openapi/security-schemes';
 import { AuthCookies } from './auth-cookies.service';
-import { AuthService } from './auth.service';
+import { AuthService, Registration } from './auth.service';
 import { SessionDelivery } from './session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 import { LoginDto } from './dto/login.dto';
@@ -30,6 +30,16 @@ import { RegisterDto } from './dto/register.dto';
 import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
 
 type UserEnvelope = Envelope<UserDataModel>;
+
+const REGISTERED: Record<Registration['mail'], string> = {
+  sent: 'Registration successful. Check your email to verify your account.',
+  queued: 'Registration successful. Check your email to verify your account.',
+  failed:
+    'Registration successful, but the verification email could not be sent. Request a new one.',
+  capped:
+    'Registration successful, but this address has had too many emails lately: request the ' +
+    'verification email again later.',
+};
 
 const CLEARED_UNLESS_OTHERS: HeadersObject = {
   'Set-Cookie': {
@@ -53,8 +63,15 @@ export class AuthController {
     summary: 'Create an account and mail its verification link',
     description:
       'The account exists, unverified, once this answers 201, even when the email could not be ' +
-      'sent (the message says so; resend-verification-email sends another). Shares the strict ' +
-      'rate limit of login and the email flows.',
+      'sent (the message says so; resend-verification-email sends another). The verification ' +
+      "mail counts toward the address's cap (MAIL_RECIPIENT_LIMIT per MAIL_RECIPIENT_WINDOW " +
+      'seconds), but a registration is never refused for it: when the address has had its ' +
+      'verification mails, the account is created unmailed and the message says so. With ' +
+      'ACCOUNT_ENUMERATION_PROTECTION=true, a taken email (with a free username) is answered ' +
+      '201 as a new registration, with a user that is not stored (its id belongs to no ' +
+      'account), and the address is told by mail; the verification mail goes out after the ' +
+      'answer; a taken username is still 409. Shares the strict rate limit of login and the ' +
+      'email flows.',
   })
   @ApiPublic()
   @ApiEnvelope(201, 'Registration successful. Check your email to verify your account.', {
@@ -62,11 +79,8 @@ export class AuthController {
   })
   @ApiErrors(['REGISTRATION_FAILED', 400], 'REGISTRATION_FAILED', ...JSON_BODY, ...STORED)
   async register(@Body() body: RegisterDto, @Client() client: ClientInfo): Promise<UserEnvelope> {
-    const { user, emailSent } = await this.auth.register(body, client);
-    const message = emailSent
-      ? 'Registration successful. Check your email to verify your account.'
-      : 'Registration successful, but the verification email could not be sent. Request a new one.';
-    return ok(message, { user: publicUser(user) });
+    const { user, mail } = await this.auth.register(body, client);
+    return ok(REGISTERED[mail], { user: publicUser(user) });
   }
 
   @Post('login')

@@ -8,6 +8,7 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
+import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
@@ -17,6 +18,7 @@ import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
 import { LinkPagesController } from './link-pages.controller';
+import { PasswordChangedNotice } from './password-changed-notice.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { SessionController } from './session.controller';
 import { SessionDelivery } from './session-delivery.service';
@@ -39,11 +41,13 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   ],
   controllers: [AuthController, SessionController, EmailFlowsController, LinkPagesController],
   providers: [
+    AfterAnswer,
     AuthService,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,
     EmailFlowsService,
+    PasswordChangedNotice,
     ResetPasswordBodyPipe,
     AuthCookies,
     ApplicationUrlPolicy,
@@ -54,7 +58,8 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   ],
   // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
   // Account management also confirms passwords (counting wrong ones as login does), checks
-  // emailed-link URLs, sends the reset mail, and clears the cookies of a session it ends.
+  // emailed-link URLs, sends the reset mail and the password-changed notice, and clears the
+  // cookies of a session it ends.
   exports: [
     OriginPolicy,
     AuthCookies,
@@ -64,6 +69,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     LoginBackoff,
     ApplicationUrlPolicy,
     EmailFlowsService,
+    PasswordChangedNotice,
   ],
 })
 export class AuthModule {}

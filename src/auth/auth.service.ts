@@ -2,8 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { MailConfig } from '../config/config.sections';
+import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
+import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { Metrics } from '../metrics/metrics.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
@@ -11,8 +12,9 @@ import { RefreshClaims, RefreshTokensService } from '../tokens/refresh-tokens.se
 import { RevocationService } from '../tokens/revocation.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
-import { DuplicateUserError, UsersService } from '../users/users.service';
+import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';
 
+import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { LoginDto } from './dto/login.dto';
 import { LogoutScope } from './dto/logout.dto';
@@ -27,12 +29,17 @@ export interface Session {
 
 export interface Registration {
   user: User;
-  emailSent: boolean;
+  /**
+   * What became of the verification mail; the account exists whatever it says. `queued`: it goes
+   * out after the answer (ACCOUNT_ENUMERATION_PROTECTION), if the address has a free slot.
+   */
+  mail: 'sent' | 'failed' | 'capped' | 'queued';
 }
 
 @Injectable()
 export class AuthService {
   private readonly logger = new Logger(AuthService.name);
+  private readonly hideAccounts: boolean;
 
   constructor(
     private readonly database: Database,
@@ -43,17 +50,28 @@ export class AuthService {
     private readonly revocation: RevocationService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly mail: MailService,
+    private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
     private readonly backoff: LoginBackoff,
-  ) {}
+    private readonly afterAnswer: AfterAnswer,
+    security: SecurityConfig,
+  ) {
+    this.hideAccounts = security.accountEnumerationProtection;
+  }
 
   /**
    * The account and its verification token are written together or not at all. The email goes
    * out after the commit: if it cannot be sent the account stays (a retry would otherwise be
    * refused as a duplicate) and the user can ask for the email again.
+   *
+   * With ACCOUNT_ENUMERATION_PROTECTION the answer does not depend on the address: the mail goes
+   * out after the answer, and a taken email (with a free username) is answered with a user built
+   * as a new one would be but never stored, while the address's owner is told by mail. Both
+   * paths hash the password and try the insert, so they take about as long. A taken username is
+   * still 409: usernames are shown to other people, hiding one would protect nothing.
    */
   async register(input: RegisterDto, client?: ClientInfo): Promise<Registration> {
     const applicationUrl = this.applicationUrls.check(
@@ -61,27 +79,61 @@ export class AuthService {
       'emailConfig.applicationUrl',
     );
     const passwordHash = await this.hasher.hash(input.password);
-    const { user, token } = await this.database
-      .transaction(async (manager) => {
-        const created = await this.users.create(manager, { ...input, passwordHash });
-        await this.audit.record(manager, 'registered', created.id, client);
-        const issued = await this.verificationTokens.issue(
+    let created: { user: User; token: string };
+    try {
+      created = await this.database.transaction(async (manager) => {
+        const user = await this.users.create(manager, { ...input, passwordHash });
+        await this.audit.record(manager, 'registered', user.id, client);
+        const token = await this.verificationTokens.issue(
           manager,
-          created.id,
+          user.id,
           'email_verification',
           this.mailConfig.verificationTtl,
         );
-        return { user: created, token: issued };
-      })
-      .catch((error: unknown) => {
-        if (!(error instanceof DuplicateUserError)) throw error;
-        throw new AppException('REGISTRATION_FAILED', {
-          message:
-            error.conflict === 'email'
-              ? 'An account with this email already exists'
-              : 'This username is already taken',
-        });
+        return { user, token };
       });
+    } catch (error) {
+      if (!(error instanceof DuplicateUserError)) throw error;
+      if (this.hideAccounts && error.conflict === 'email' && !error.usernameTaken) {
+        return this.answerAsNew({ ...input, passwordHash }, client);
+      }
+      throw new AppException('REGISTRATION_FAILED', {
+        message:
+          error.conflict === 'email' && !this.hideAccounts
+            ? 'An account with this email already exists'
+            : 'This username is already taken',
+      });
+    }
+    const { user, token } = created;
+    if (this.hideAccounts) {
+      this.afterAnswer.run('A verification email', client, async () => {
+        await this.mailVerification(user, token, applicationUrl, client);
+      });
+      return { user, mail: 'queued' };
+    }
+    return { user, mail: await this.mailVerification(user, token, applicationUrl, client) };
+  }
+
+  /**
+   * Registration's verification mail: counted with the resends, but never a reason to refuse the
+   * account, which is created; the mail can be asked for again once the address has a free slot.
+   */
+  private async mailVerification(
+    user: User,
+    token: string,
+    applicationUrl: string | undefined,
+    client: ClientInfo | undefined,
+  ): Promise<Registration['mail']> {
+    if ((await this.cap.reserve('verification', user.email)) > 0) {
+      await this.verificationTokens.discard(token).catch(() => {
+        // Never sent, so nobody holds it; it expires unused.
+      });
+      this.logger.warn({
+        requestId: client?.requestId,
+        msg: `Verification email for ${user.id} not sent: its address has had too many lately`,
+      });
+      return 'capped';
+    }
     try {
       await this.mail.sendVerificationEmail({
         to: user.email,
@@ -90,15 +142,39 @@ export class AuthService {
         applicationUrl,
         ttl: this.mailConfig.verificationTtl,
       });
-      return { user, emailSent: true };
+      return 'sent';
     } catch (error) {
       if (!(error instanceof MailDeliveryError)) throw error;
       this.logger.warn({
         requestId: client?.requestId,
         msg: `Verification email for ${user.id} not sent (${error.reason}); the user can request it again`,
       });
-      return { user, emailSent: false };
+      return 'failed';
     }
+  }
+
+  /**
+   * A taken email under ACCOUNT_ENUMERATION_PROTECTION: the answer a new account would get (a
+   * fresh random id, as real ones have, that no account will ever have been given), and after
+   * it a notice to the address, counted as the verification mail a new account would take.
+   */
+  private answerAsNew(input: NewUser, client: ClientInfo | undefined): Registration {
+    const user = this.users.build(input);
+    this.afterAnswer.run('A registration-attempt notice', client, async () => {
+      if ((await this.cap.reserve('verification', input.email, 'registration_attempt')) > 0) {
+        return;
+      }
+      const owner = await this.users.findByEmail(input.email);
+      // Deleted in the meantime: nobody to tell.
+      if (!owner) return;
+      await this.mail.sendRegistrationAttemptNotice({
+        to: owner.email,
+        username: owner.username,
+        at: new Date(),
+        ip: client?.ip,
+      });
+    });
+    return { user, mail: 'queued' };
   }
 
   /**

@@ -22,8 +22,18 @@ import {
   ResetRequestDto,
   VerifyEmailDto,
 } from './dto/email-flow.dto';
-import { EmailFlowsService } from './email-flows.service';
+import { EmailFlowsService, MailRequest } from './email-flows.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
+
+/** Queued: said alike whether or not the address has an account (ACCOUNT_ENUMERATION_PROTECTION). */
+const RESET_REQUESTED: Record<MailRequest, string> = {
+  sent: 'Password reset email sent',
+  queued: 'If an account uses this address, a password reset email is on its way',
+};
+const VERIFICATION_REQUESTED: Record<MailRequest, string> = {
+  sent: 'Verification email sent',
+  queued: 'If an unverified account uses this address, a verification email is on its way',
+};
 
 /**
  * The email flows. Each handler answers its `/auth/` path and the `/email/` aliases decisions.md
@@ -80,7 +90,12 @@ export class EmailFlowsController {
       'Links sent earlier keep working: each verifies the email once, until it expires ' +
       '(EMAIL_VERIFICATION_TTL seconds after it was sent, 24 hours by default), so an older ' +
       'mail opened after this one still succeeds. 409 once the email is verified, and for an ' +
-      'address no account uses. ' +
+      'address no account uses. An address gets at most MAIL_RECIPIENT_LIMIT verification ' +
+      "mails (the registration's included) in any MAIL_RECIPIENT_WINDOW seconds: past it 429 " +
+      'RATE_LIMITED with Retry-After, and nothing is mailed. With ' +
+      'ACCOUNT_ENUMERATION_PROTECTION=true every address gets the same 200 (never 409 or 503), ' +
+      'the mail goes out after the answer if an unverified account uses the address, and the ' +
+      'cap counts every address typed. ' +
       'The same operation answers at /auth/resend-verification-email and ' +
       '/email/resend-verification-email, with one rate-limit budget.',
   })
@@ -90,8 +105,8 @@ export class EmailFlowsController {
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    await this.flows.resendVerification(body.email, body.applicationUrl, client);
-    return ok('Verification email sent');
+    const request = await this.flows.resendVerification(body.email, body.applicationUrl, client);
+    return ok(VERIFICATION_REQUESTED[request]);
   }
 
   @PostAt({
@@ -104,7 +119,12 @@ export class EmailFlowsController {
     summary: 'Mail a password-reset link; older links stop working',
     description:
       'Once the new mail is sent, every reset link sent earlier to the account stops working; ' +
-      'the new one works once, for PASSWORD_RESET_TTL seconds (1 hour by default). ' +
+      'the new one works once, for PASSWORD_RESET_TTL seconds (1 hour by default). An address ' +
+      'gets at most MAIL_RECIPIENT_LIMIT reset mails in any MAIL_RECIPIENT_WINDOW seconds, ' +
+      'whoever asks: past it 429 RATE_LIMITED with Retry-After, nothing is mailed and the link ' +
+      'sent last keeps working. With ACCOUNT_ENUMERATION_PROTECTION=true every address gets ' +
+      'the same 200 (never 404 or 503), the mail goes out after the answer if an account uses ' +
+      'the address, and the cap counts every address typed. ' +
       'The same operation answers at /auth/forgot-password and /email/forgot-password, with ' +
       'one rate-limit budget.',
   })
@@ -114,8 +134,8 @@ export class EmailFlowsController {
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    await this.flows.requestPasswordReset(body.email, body.applicationUrl, client);
-    return ok('Password reset email sent');
+    const request = await this.flows.requestPasswordReset(body.email, body.applicationUrl, client);
+    return ok(RESET_REQUESTED[request]);
   }
 
   /** Variant A `{ email }` sends a reset email; variant B `{ token, newPassword }` sets it. */
@@ -130,9 +150,11 @@ export class EmailFlowsController {
     summary:
       'Request a reset email (`{ email }`) or set the new password (`{ token, newPassword }`)',
     description:
-      '`{ email }` answers `Password reset email sent`, as forgot-password does. ' +
-      '`{ token, newPassword }` sets the password, ends every session of the user and clears ' +
-      'the cookies (the Set-Cookie header applies to this variant only). ' +
+      '`{ email }` answers as forgot-password does (the same mail, counted in the same cap, ' +
+      'the same answers under ACCOUNT_ENUMERATION_PROTECTION). ' +
+      '`{ token, newPassword }` sets the password, ends every session of the user, clears ' +
+      'the cookies (the Set-Cookie header applies to this variant only) and mails the account ' +
+      'the "your password was changed" notice (the answer does not depend on that mail). ' +
       'The same operation answers at /auth/reset-password, /email/reset-password and ' +
       '/email/reset, with one rate-limit budget.',
   })
@@ -152,8 +174,9 @@ export class EmailFlowsController {
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
     if (body instanceof ResetRequestDto) {
-      await this.flows.requestPasswordReset(body.email, undefined, client);
-      return ok('Password reset email sent');
+      return ok(
+        RESET_REQUESTED[await this.flows.requestPasswordReset(body.email, undefined, client)],
+      );
     }
     await this.flows.resetPassword(body.token, body.newPassword, client);
     // Every session of the user has just ended, this browser's included.

@@ -3,22 +3,32 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
-import { MailConfig } from '../config/config.sections';
+import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { isForeignKeyViolation } from '../database/database-errors';
+import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
 import { RevocationService } from '../tokens/revocation.service';
 import { TokenPurpose } from '../tokens/verification-token.entity';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
+import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { PasswordHasher } from './hashing/password-hasher.service';
+import { PasswordChangedNotice } from './password-changed-notice.service';
+
+/**
+ * What a request for a mail did: sent it, or (ACCOUNT_ENUMERATION_PROTECTION) took it to be sent
+ * after the answer, if an account needs it.
+ */
+export type MailRequest = 'sent' | 'queued';
 
 /** Email verification and password reset: emailed single-use tokens and what they unlock. */
 @Injectable()
 export class EmailFlowsService {
   private readonly logger = new Logger(EmailFlowsService.name);
+  private readonly hideAccounts: boolean;
 
   constructor(
     private readonly database: Database,
@@ -27,10 +37,16 @@ export class EmailFlowsService {
     private readonly revocation: RevocationService,
     private readonly hasher: PasswordHasher,
     private readonly mail: MailService,
+    private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
-  ) {}
+    private readonly passwordChanged: PasswordChangedNotice,
+    private readonly afterAnswer: AfterAnswer,
+    security: SecurityConfig,
+  ) {
+    this.hideAccounts = security.accountEnumerationProtection;
+  }
 
   /** Returns the verified user and, when one was given and is allowed, where the app goes next. */
   async verifyEmail(
@@ -48,32 +64,64 @@ export class EmailFlowsService {
     return { user, redirectUrl };
   }
 
-  /** 409 EMAIL_ALREADY_VERIFIED for a verified or unknown address (the contract's one code). */
+  /**
+   * 409 EMAIL_ALREADY_VERIFIED for a verified or unknown address (the contract's one code), 429
+   * when the address has had its verification mails for now.
+   *
+   * With ACCOUNT_ENUMERATION_PROTECTION (as for a reset): 'queued' whatever the address, and 429
+   * alike for any address typed too often; whether an account is there is looked up, and mailed,
+   * after the answer.
+   */
   async resendVerification(
     email: string,
     applicationUrl?: string,
     client?: ClientInfo,
-  ): Promise<void> {
+  ): Promise<MailRequest> {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    if (this.hideAccounts) {
+      await this.cap.take('verification', email);
+      this.afterAnswer.run('A verification email', client, async () => {
+        const user = await this.users.findByEmail(email);
+        if (user && !user.emailVerified) {
+          await this.mailToken(user, 'email_verification', url, client);
+        }
+      });
+      return 'queued';
+    }
     const user = await this.users.findByEmail(email);
     if (!user || user.emailVerified) {
       throw new AppException('EMAIL_ALREADY_VERIFIED', {
         message: 'The email is already verified or no account uses it',
       });
     }
-    await this.sendToken(user, 'email_verification', url, client);
+    await this.cap.take('verification', user.email);
+    await this.mailToken(user, 'email_verification', url, client);
+    return 'sent';
   }
 
-  /** A new link retires the older ones once it has been sent; 404 when no account uses the email. */
+  /**
+   * A new link retires the older ones once it has been sent; 404 when no account uses the email,
+   * 429 when the address has had its reset mails for now (and the older link stays).
+   */
   async requestPasswordReset(
     email: string,
     applicationUrl?: string,
     client?: ClientInfo,
-  ): Promise<void> {
+  ): Promise<MailRequest> {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    if (this.hideAccounts) {
+      await this.cap.take('password_reset', email);
+      this.afterAnswer.run('A password reset email', client, async () => {
+        const user = await this.users.findByEmail(email);
+        if (user) await this.mailPasswordReset(user, url, client, null);
+      });
+      return 'queued';
+    }
     const user = await this.users.findByEmail(email);
     if (!user) throw new AppException('USER_NOT_FOUND');
+    await this.cap.take('password_reset', user.email);
     await this.mailPasswordReset(user, url, client, null);
+    return 'sent';
   }
 
   /**
@@ -88,6 +136,7 @@ export class EmailFlowsService {
     actorId: string,
   ): Promise<void> {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    await this.cap.take('password_reset', user.email);
     await this.mailPasswordReset(user, url, client, actorId);
   }
 
@@ -97,7 +146,7 @@ export class EmailFlowsService {
     client: ClientInfo | undefined,
     actorId: string | null,
   ): Promise<void> {
-    const token = await this.sendToken(user, 'password_reset', url, client);
+    const token = await this.mailToken(user, 'password_reset', url, client);
     await this.database.transaction(async (manager) => {
       await this.tokens.retireOlder(manager, user.id, 'password_reset', token);
       await this.audit.record(manager, 'password_reset_requested', user.id, client, { actorId });
@@ -109,14 +158,15 @@ export class EmailFlowsService {
    * inbox is proof enough of the address, so an unverified email becomes verified. A password
    * that is the account's own email or username is refused once the token names the account;
    * the refusal rolls the transaction back, so the link still works for a better password.
+   * The owner is then told by mail, as after a change with the current password.
    */
   async resetPassword(token: string, newPassword: string, client?: ClientInfo): Promise<void> {
     const passwordHash = await this.hasher.hash(newPassword);
-    await this.database.transaction(async (manager) => {
+    const user = await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'password_reset');
       if (!userId) throw invalidToken('reset');
-      const user = await manager.findOneBy(User, { id: userId });
-      if (user && matchesIdentity(newPassword, [user.email, user.username])) {
+      const owner = await manager.findOneBy(User, { id: userId });
+      if (owner && matchesIdentity(newPassword, [owner.email, owner.username])) {
         throw new AppException('VALIDATION_ERROR', {
           details: [{ field: 'newPassword', message: IDENTITY_PASSWORD_MESSAGE('newPassword') }],
         });
@@ -129,11 +179,17 @@ export class EmailFlowsService {
       await this.tokens.retireOlder(manager, userId, 'email_change');
       await this.revocation.revokeEverything(userId, manager);
       await this.audit.record(manager, 'password_changed', userId, client);
+      return manager.findOneByOrFail(User, { id: userId });
     });
+    // Whoever reset it holds the inbox; if that is not the owner, this is how they learn of it.
+    await this.passwordChanged.send(user, client);
   }
 
-  /** Issues a token and mails it; a token whose mail could not be sent is deleted again. */
-  private async sendToken(
+  /**
+   * Issues a token and mails it; a token whose mail could not be sent is deleted again. The
+   * caller has taken the mail's slot of the cap, before anything was written.
+   */
+  private async mailToken(
     user: User,
     purpose: TokenPurpose,
     applicationUrl: string | undefined,

@@ -51,6 +51,7 @@ describe('loadConfig', () => {
       hashThreads: availableParallelism(),
       hashQueueLimit: 64 * availableParallelism(),
       userCacheTtl: 1,
+      accountEnumerationProtection: false,
     });
     expect(config.mail).toMatchObject({
       smtpUrl: undefined,
@@ -59,6 +60,8 @@ describe('loadConfig', () => {
       verificationTtl: 86400,
       resetTtl: 3600,
       emailChangeTtl: 3600,
+      recipientLimit: 3,
+      recipientWindow: 900,
     });
   });
 
@@ -194,6 +197,18 @@ describe('loadConfig', () => {
     [
       { EMAIL_CHANGE_TTL: '1h' },
       'Invalid configuration: EMAIL_CHANGE_TTL must be an integer from 60 to 86400 (got "1h")',
+    ],
+    [
+      { ACCOUNT_ENUMERATION_PROTECTION: 'yes' },
+      'Invalid configuration: ACCOUNT_ENUMERATION_PROTECTION must be true or false (got "yes")',
+    ],
+    [
+      { MAIL_RECIPIENT_LIMIT: '0' },
+      'Invalid configuration: MAIL_RECIPIENT_LIMIT must be an integer from 1 to 100000 (got "0")',
+    ],
+    [
+      { MAIL_RECIPIENT_WINDOW: '15m' },
+      'Invalid configuration: MAIL_RECIPIENT_WINDOW must be an integer from 1 to 604800 (got "15m")',
     ],
     [
       { LOGIN_FAILURES_FREE: '0' },

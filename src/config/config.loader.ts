@@ -104,6 +104,7 @@ export function loadConfig(env: RawEnv): Config {
       hashQueueLimit: read.int('HASH_QUEUE_LIMIT', 64 * availableParallelism(), 1, 100_000),
       // Other instances sharing the database learn of a revocation within this many seconds.
       userCacheTtl: read.int('USER_CACHE_TTL', 1, 0, 3600),
+      accountEnumerationProtection: read.bool('ACCOUNT_ENUMERATION_PROTECTION', false),
     },
     mail: {
       smtpUrl: readSmtpUrl(read, production),
@@ -113,6 +114,8 @@ export function loadConfig(env: RawEnv): Config {
       resetTtl: read.int('PASSWORD_RESET_TTL', 3600, 60, DAY),
       emailChangeTtl: read.int('EMAIL_CHANGE_TTL', 3600, 60, DAY),
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 5000, 100, 60_000),
+      recipientLimit: read.int('MAIL_RECIPIENT_LIMIT', 3, 1, 100_000),
+      recipientWindow: read.int('MAIL_RECIPIENT_WINDOW', 900, 1, 7 * DAY),
     },
   };
   read.assertValid();

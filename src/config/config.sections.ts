@@ -125,6 +125,11 @@ export class SecurityConfig {
   readonly hashQueueLimit!: number;
   /** Seconds a user (and their token version) may be served from memory; 0 turns it off. */
   readonly userCacheTtl!: number;
+  /**
+   * ACCOUNT_ENUMERATION_PROTECTION: the email flows and registration answer alike whether or not
+   * an address has an account, and mail after answering. Off: the contract's answers.
+   */
+  readonly accountEnumerationProtection!: boolean;
 }
 
 export class MailConfig {
@@ -137,6 +142,9 @@ export class MailConfig {
   readonly emailChangeTtl!: number;
   /** Connection, greeting and DNS timeout for SMTP; the socket may idle twice as long. */
   readonly timeoutMs!: number;
+  /** Mails of one kind one address may get in any `recipientWindow` seconds. */
+  readonly recipientLimit!: number;
+  readonly recipientWindow!: number;
 }
 
 export interface Config {

@@ -15,7 +15,10 @@ export interface TokenMail {
   ttl: number;
 }
 
-/** A notice about a change already made: it carries no link, nothing in it logs anyone in. */
+/**
+ * A notice about something already done to or with the account: it carries no link, nothing in
+ * it logs anyone in.
+ */
 export interface NoticeMail {
   /** The address stored on the account (for an email change: the old one). */
   to: string;
@@ -40,7 +43,7 @@ export class MailDeliveryError extends Error {
 }
 
 type Kind = 'verification' | 'password-reset' | 'email-change';
-type NoticeKind = 'password-changed' | 'email-changed';
+type NoticeKind = 'password-changed' | 'email-changed' | 'registration-attempt';
 
 const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
   verification: 'verification',
@@ -48,6 +51,7 @@ const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
   'email-change': 'email_change',
   'password-changed': 'password_changed',
   'email-changed': 'email_changed',
+  'registration-attempt': 'registration_attempt',
 };
 
 /**
@@ -72,6 +76,7 @@ const KINDS: Record<Kind, { servicePath: string; subject: string }> = {
 const NOTICE_SUBJECTS: Record<NoticeKind, string> = {
   'password-changed': 'Your {{appName}} password was changed',
   'email-changed': 'The email address of your {{appName}} account was changed',
+  'registration-attempt': 'Someone tried to sign up for {{appName}} with your email',
 };
 
 /**
@@ -133,6 +138,14 @@ export class MailService {
   /** To the OLD address, once the change is made. */
   sendEmailChangedNotice(message: NoticeMail): Promise<void> {
     return this.sendNotice('email-changed', message);
+  }
+
+  /**
+   * To an account's address, when a registration with it was answered as if it were new
+   * (ACCOUNT_ENUMERATION_PROTECTION). Nothing the registrant typed goes into it.
+   */
+  sendRegistrationAttemptNotice(message: NoticeMail): Promise<void> {
+    return this.sendNotice('registration-attempt', message);
   }
 
   private sendNotice(kind: NoticeKind, message: NoticeMail): Promise<void> {

@@ -86,7 +86,9 @@ const hostileNotice: NoticeContext = {
   newEmail: '"><script>@example.com',
 };
 
-describe.each(['password-changed', 'email-changed'])('the %s notice', (name) => {
+const NOTICES = ['password-changed', 'email-changed', 'registration-attempt'];
+
+describe.each(NOTICES)('the %s notice', (name) => {
   let mail: ParsedMail;
   let html: string;
   beforeAll(async () => {

@@ -25,12 +25,15 @@ const EMAIL_KINDS = [
   'email_change',
   'password_changed',
   'email_changed',
+  'registration_attempt',
 ] as const;
-const EMAIL_OUTCOMES = ['sent', 'failed'] as const;
+/** `capped`: not sent, the address has had MAIL_RECIPIENT_LIMIT mails of its kind lately. */
+const EMAIL_OUTCOMES = ['sent', 'failed', 'capped'] as const;
 
 export type RefreshOutcome = (typeof REFRESH_OUTCOMES)[number];
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
 export type EmailKind = (typeof EMAIL_KINDS)[number];
+export type EmailOutcome = (typeof EMAIL_OUTCOMES)[number];
 
 /**
  * Prometheus counters of what the service does, by outcome, and request latency per route. A
@@ -105,7 +108,7 @@ export class Metrics implements OnApplicationShutdown {
     this.rateLimited.inc();
   }
 
-  email(kind: EmailKind, outcome: (typeof EMAIL_OUTCOMES)[number]): void {
+  email(kind: EmailKind, outcome: EmailOutcome): void {
     this.emails.inc({ kind, outcome });
   }
 

@@ -20,7 +20,12 @@ export interface NewUser {
 export type Conflict = 'email' | 'username';
 
 export class DuplicateUserError extends Error {
-  constructor(readonly conflict: Conflict) {
+  constructor(
+    /** The email when it is taken, else the username. */
+    readonly conflict: Conflict,
+    /** Whether the username is taken too, whatever `conflict` says. */
+    readonly usernameTaken = conflict === 'username',
+  ) {
     super(`${conflict} already registered`);
   }
 }
@@ -155,8 +160,23 @@ export class UsersService {
    * registrations of one email exactly one insert succeeds; the other gets DuplicateUserError.
    */
   async create(manager: EntityManager, input: NewUser): Promise<User> {
+    const user = this.build(input);
+    try {
+      await manager.insert(User, user);
+      return user;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      throw await this.conflictOf(manager, user);
+    }
+  }
+
+  /**
+   * The user `create` would insert, with a new id, not stored. Registration under
+   * ACCOUNT_ENUMERATION_PROTECTION answers a taken email with one, as if it had been created.
+   */
+  build(input: NewUser): User {
     const now = new Date();
-    const user = manager.create(User, {
+    return Object.assign(new User(), {
       id: newUserId(),
       email: cleanEmail(input.email),
       emailNormalized: normalizeEmail(input.email),
@@ -173,13 +193,6 @@ export class UsersService {
       createdAt: now,
       updatedAt: now,
     });
-    try {
-      await manager.insert(User, user);
-      return user;
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      throw new DuplicateUserError(await this.conflictOf(manager, user));
-    }
   }
 
   /** Marks the email verified (once: a later call keeps the first `verifiedAt`). */
@@ -228,8 +241,11 @@ export class UsersService {
     });
   }
 
-  private async conflictOf(manager: EntityManager, user: User): Promise<Conflict> {
+  private async conflictOf(manager: EntityManager, user: User): Promise<DuplicateUserError> {
     const sameEmail = await manager.existsBy(User, { emailNormalized: user.emailNormalized });
-    return sameEmail ? 'email' : 'username';
+    const sameUsername = await manager.existsBy(User, {
+      usernameNormalized: user.usernameNormalized,
+    });
+    return new DuplicateUserError(sameEmail ? 'email' : 'username', sameUsername);
   }
 }

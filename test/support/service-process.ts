@@ -41,6 +41,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
         BCRYPT_COST: '4',
         THROTTLE_LIMIT: '10000000',
         THROTTLE_AUTH_LIMIT: '10000000',
+        MAIL_RECIPIENT_LIMIT: '100000',
         // One line per request would cost the load more CPU than the service's own work.
         LOG_LEVEL: 'warn',
         ...env,

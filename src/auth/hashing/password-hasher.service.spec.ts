@@ -10,6 +10,7 @@ function hasher(overrides: Partial<SecurityConfig> = {}): PasswordHasher {
     hashThreads: 2,
     hashQueueLimit: 64,
     userCacheTtl: 0,
+    accountEnumerationProtection: false,
     ...overrides,
   });
 }
