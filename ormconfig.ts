@@ -9,6 +9,6 @@ import { buildDataSourceOptions } from './src/database/data-source.options';
 const { database } = loadConfig(process.env);
 
 export default new DataSource({
-  ...buildDataSourceOptions(database.url, database.poolSize),
+  ...buildDataSourceOptions(database),
   migrationsRun: false,
 });

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import initSqlJs from 'sql.js';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import Sqlite from 'better-sqlite3';
 import request from 'supertest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,14 +138,17 @@ describe('boot', () => {
         .post('/api/v1/auth/logout')
         .set('Authorization', `Bearer ${login.body.access_token}`)
         .expect(200);
-      // Read the file as it is now, before any batched save could have run.
-      const SQL = await initSqlJs();
-      const db = new SQL.Database(readFileSync(file));
-      const [version] = db.exec("SELECT token_version FROM users WHERE username = 'durable'");
-      const [live] = db.exec('SELECT COUNT(*) FROM refresh_sessions WHERE revoked_at IS NULL');
+      // Read by another connection, as a process started after a crash would read it.
+      const db = new Sqlite(file, { readonly: true });
+      const version = db
+        .prepare("SELECT token_version AS v FROM users WHERE username = 'durable'")
+        .get() as { v: number };
+      const live = db
+        .prepare('SELECT COUNT(*) AS n FROM refresh_sessions WHERE revoked_at IS NULL')
+        .get() as { n: number };
       db.close();
-      expect(version.values[0][0]).toBe(1);
-      expect(live.values[0][0]).toBe(0);
+      expect(version.v).toBe(1);
+      expect(live.n).toBe(0);
     } finally {
       await app.close();
       rmSync(dir, { recursive: true, force: true });

@@ -73,7 +73,7 @@ describe('what the database holds', () => {
   });
 
   it('runs on the database CI asked for', () => {
-    const expected = process.env.TEST_DATABASE_URL ? 'mysql' : 'sqljs';
+    const expected = process.env.TEST_DATABASE_URL ? 'mysql' : 'better-sqlite3';
     expect(t.dataSource.options.type).toBe(expected);
   });
 

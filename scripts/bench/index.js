@@ -230,11 +230,11 @@ async function reachableDatabases() {
   const databases = [];
   if (DATABASES.includes('sqlite')) {
     databases.push({
-      label: 'SQLite (sql.js)',
+      label: 'SQLite (better-sqlite3)',
       create: async () => {
         const dir = mkdtempSync(join(tmpdir(), 'auth-bench-'));
         return {
-          label: 'SQLite (sql.js)',
+          label: 'SQLite (better-sqlite3)',
           env: { DATABASE_URL: `sqlite:${join(dir, 'auth.sqlite')}` },
           drop: async () => rmSync(dir, { recursive: true, force: true }),
         };
@@ -410,7 +410,7 @@ function report(services, hashBound) {
         ]
       : []),
     `- Machine: ${cpus()[0].model}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB; ${process.platform} ${process.arch}.`,
-    `- Node ${process.version}; NestJS ${version('@nestjs/core')}, @nestjs/platform-express ${version('@nestjs/platform-express')}, Express ${version('express')}, @nestjs/platform-fastify ${version('@nestjs/platform-fastify')}, Fastify ${version('fastify')}, @nestjs/jwt ${version('@nestjs/jwt')}, jsonwebtoken ${version('jsonwebtoken')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, sql.js ${version('sql.js')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
+    `- Node ${process.version}; NestJS ${version('@nestjs/core')}, @nestjs/platform-express ${version('@nestjs/platform-express')}, Express ${version('express')}, @nestjs/platform-fastify ${version('@nestjs/platform-fastify')}, Fastify ${version('fastify')}, @nestjs/jwt ${version('@nestjs/jwt')}, jsonwebtoken ${version('jsonwebtoken')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, better-sqlite3 ${version('better-sqlite3')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
     `- ${RUNS} round(s) of ${DURATION} s per figure; each figure is paired with its reference run just before it, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
     `- Service: \`HTTP_PLATFORM=<platform> node ${[...NODE_FLAGS, 'dist/main.js'].join(' ')}\` as \`npm run start:prod\` runs it, \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes, a fresh database per service. One bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here (median), so the hash bound is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s; it is measured again before each login run, and each login ratio uses the one next to it.`,
     `- References: \`node scripts/bench/ceiling-server.js\` and \`node scripts/bench/nest-minimal.js\`, \`NODE_ENV=production\`. On Express, verify-token runs after the node:http ceiling and the minimal Nest app, in that order; on Fastify after the minimal Nest app and the node:http ceiling. The "for information" row's reference ran two runs before the service's.`,

@@ -7,7 +7,6 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { ConfigError } from '../config/env.reader';
 import { DatabaseModule } from '../database/database.module';
 import { Database } from '../database/database.service';
-import { SqliteInUseError } from '../database/sqlite-owner';
 import { RedisModule } from '../redis/redis.module';
 import { RedisService } from '../redis/redis.service';
 import { UserDirectory } from '../users/user-directory.service';
@@ -26,8 +25,10 @@ class UsageError extends Error {}
  * `npm run users:promote -- EMAIL`: makes the account with this email an administrator. The
  * first administrator cannot be made through the API, by design. The configuration is the
  * service's own (`.env` and the environment, validated the same way), so without DATABASE_URL
- * it is the embedded SQLite store under ./data, as for `npm start`. With REDIS_URL, the user's
- * generation is bumped, so running instances see the new role at the next token check.
+ * it is the embedded SQLite store under ./data, as for `npm start`, which it may change while
+ * the service runs (the file is shared by processes). With REDIS_URL, the user's generation is
+ * bumped, so running instances see the new role at the next token check; without it, a running
+ * instance sees it within USER_CACHE_TTL.
  */
 async function main(args: string[]): Promise<string> {
   const email = args[0]?.trim();
@@ -78,10 +79,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
-    const known =
-      error instanceof UsageError ||
-      error instanceof ConfigError ||
-      error instanceof SqliteInUseError;
+    const known = error instanceof UsageError || error instanceof ConfigError;
     process.stderr.write(`${known ? message : `Cannot promote: ${message}`}\n`);
     process.exit(1);
   },

@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
+import { DatabaseConfig } from '../config/config.sections';
 import { AuditEvent } from '../audit/audit-event.entity';
 import { RefreshSession } from '../tokens/refresh-session.entity';
 import { VerificationToken } from '../tokens/verification-token.entity';
@@ -30,11 +31,20 @@ export const MIGRATIONS = [
 const CONNECT_TIMEOUT_MS = 2000;
 
 /**
- * `DATABASE_URL` → TypeORM options. `sqlite:<file>` and `sqlite::memory:` use sql.js (WebAssembly:
- * installs anywhere, no native build); `mysql://` and `mariadb://` use mysql2. The schema always
- * comes from the migrations, never from `synchronize`.
+ * `DATABASE_URL` → TypeORM options. `sqlite:<file>` and `sqlite::memory:` use better-sqlite3;
+ * `mysql://` and `mariadb://` use mysql2. The schema always comes from the migrations, never from
+ * `synchronize`.
+ *
+ * The file is in WAL mode with `synchronous=NORMAL`: a commit is in the write-ahead log, handed
+ * to the operating system, before it returns, so a crash of the process (`kill -9`) loses no
+ * acknowledged write (a power cut may lose the last ones; `synchronous=FULL` would pay a sync
+ * per commit for that), and other processes read and write the file beside the service.
  */
-export function buildDataSourceOptions(url: string, poolSize: number): DataSourceOptions {
+export function buildDataSourceOptions({
+  url,
+  poolSize,
+  timeoutMs,
+}: DatabaseConfig): DataSourceOptions {
   const common = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
@@ -45,11 +55,24 @@ export function buildDataSourceOptions(url: string, poolSize: number): DataSourc
   };
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    if (file === ':memory:') return { ...common, type: 'sqljs' };
-    const location = resolve(file);
-    mkdirSync(dirname(location), { recursive: true });
-    // Loaded from `location`; saved by SqljsPersistence (batched), not by TypeORM's autosave.
-    return { ...common, type: 'sqljs', location, autoSave: false };
+    if (file === ':memory:') return { ...common, type: 'better-sqlite3', database: ':memory:' };
+    const database = resolve(file);
+    mkdirSync(dirname(database), { recursive: true });
+    // Created readable by its owner only (password hashes, sessions); SQLite gives its WAL and
+    // shared-memory files the same mode.
+    closeSync(openSync(database, 'a', 0o600));
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database,
+      enableWAL: true,
+      // How long a write waits for another process's (the migration CLI, `users:promote`, each
+      // over in milliseconds): better-sqlite3 waits synchronously, so no longer than a deadline.
+      timeout: timeoutMs,
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+        db.pragma('synchronous = NORMAL');
+      },
+    };
   }
   return {
     ...common,

@@ -49,8 +49,17 @@ export function isConnectionFailure(error: unknown): boolean {
   );
 }
 
-/** InnoDB deadlock or lock-wait timeout: the transaction was rolled back and may be retried. */
+/**
+ * InnoDB deadlock or lock-wait timeout, or SQLite's file locked by another process past the busy
+ * timeout (or a read snapshot another process's write made stale): the transaction failed as a
+ * whole and may be retried.
+ */
 export function isTransientConflict(error: unknown): boolean {
   const inner = driverError(error);
-  return inner.errno === 1213 || inner.errno === 1205;
+  return (
+    inner.errno === 1213 ||
+    inner.errno === 1205 ||
+    inner.code === 'SQLITE_BUSY' ||
+    inner.code === 'SQLITE_BUSY_SNAPSHOT'
+  );
 }

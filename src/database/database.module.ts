@@ -12,7 +12,7 @@ import { Database } from './database.service';
       imports: [ConfigSectionsModule],
       inject: [DatabaseConfig],
       useFactory: (database: DatabaseConfig) => ({
-        ...buildDataSourceOptions(database.url, database.poolSize),
+        ...buildDataSourceOptions(database),
         // Fail the boot with a clear message rather than retrying for half a minute.
         retryAttempts: 0,
       }),

@@ -1,10 +1,4 @@
-import {
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-  OnModuleInit,
-} from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, QueryRunner } from 'typeorm';
 import { BackgroundCheck } from '../common/background-check';
 import { AppException } from '../common/errors/app.exception';
@@ -12,8 +6,6 @@ import { DatabaseConfig } from '../config/config.sections';
 import { DeadlineExceeded, withinDeadline } from './connection-deadline';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
 import { ServerProbe } from './server-probe';
-import { SqliteOwner } from './sqlite-owner';
-import { SqljsPersistence } from './sqljs-persistence';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
 
@@ -23,17 +15,15 @@ const PROBE_INTERVAL_MS = 1000;
 
 /**
  * What runs once a transaction has committed, before the caller answers (a hook may return a
- * promise: telling other instances of a revocation), and whether it must be on disk first (sql.js).
+ * promise: telling other instances of a revocation).
  */
-interface CommitHooks {
-  run: Array<() => void | Promise<void>>;
-  durable: boolean;
-}
+type CommitHooks = Array<() => void | Promise<void>>;
 
 /**
- * The one door to the database. sql.js is a single in-process connection with no locking: two
- * interleaved requests would share (and roll back) each other's transactions. There, all work is
- * queued and runs one unit at a time; on MySQL it runs concurrently on the pool. A lost connection
+ * The one door to the database. Embedded SQLite is one connection (TypeORM hands every caller the
+ * same query runner): two interleaved requests would share (and roll back) each other's
+ * transactions. There, all work is queued and runs one unit at a time, each statement taking
+ * microseconds; on MySQL it runs concurrently on the pool. A lost connection
  * becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors, and so does a call
  * (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A missed deadline has the
  * server probed at once; while `SELECT 1` does not answer promptly every call answers 503
@@ -41,11 +31,9 @@ interface CommitHooks {
  * and the probe (once a second) lets work through again when it answers.
  */
 @Injectable()
-export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Database');
   private readonly serialized: boolean;
-  private readonly persistence: SqljsPersistence | undefined;
-  private readonly owner: SqliteOwner | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   /** Callbacks to run once the transaction a manager belongs to has committed. */
   private readonly commitHooks = new WeakMap<EntityManager, CommitHooks>();
@@ -59,11 +47,11 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
     config: DatabaseConfig,
   ) {
     this.timeoutMs = config.timeoutMs;
-    this.serialized = dataSource.options.type === 'sqljs';
+    this.serialized = dataSource.options.type !== 'mysql';
     this.server = this.serialized
       ? undefined
       : new ServerProbe(config.url, Math.min(PROBE_LATE_MS, this.timeoutMs));
-    // sql.js runs in process and cannot hang: there a probe is only late when the queue is long.
+    // SQLite runs in process and cannot hang: there a probe is only late when the queue is long.
     this.probe = new BackgroundCheck(
       () => this.selectOne(),
       PROBE_INTERVAL_MS,
@@ -75,42 +63,15 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
           ? this.logger.log('The database is reachable again')
           : this.logger.error(`The database is unreachable (${reason ?? 'no answer'})`),
     );
-    const location = dataSource.options.type === 'sqljs' ? dataSource.options.location : undefined;
-    // Before anything is written: a file another live process holds is refused.
-    this.owner = location ? SqliteOwner.claim(location) : undefined;
-    this.persistence = location
-      ? new SqljsPersistence(dataSource, location, (task) =>
-          this.enqueue(() => Promise.resolve().then(task)),
-        )
-      : undefined;
-    // The migrations that just ran at boot.
-    this.persistence?.schedule();
-  }
-
-  /**
-   * sql.js keeps its file in WebAssembly memory, and durability comes from SqljsPersistence's
-   * saves: a rollback journal written (and deleted) beside it on every transaction only costs time.
-   * The journal stays in memory, so a rollback still works.
-   */
-  async onModuleInit(): Promise<void> {
-    if (!this.serialized) return;
-    await this.run(async (manager) => {
-      await manager.query('PRAGMA journal_mode = MEMORY');
-      await manager.query('PRAGMA synchronous = OFF');
-      // The whole file already sits in memory; a large page cache would only hold a second copy.
-      await manager.query('PRAGMA cache_size = -512');
-    });
   }
 
   onApplicationBootstrap(): void {
     this.probe.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     this.probe.stop();
     this.server?.close();
-    await this.persistence?.flush();
-    this.owner?.release();
   }
 
   /** The server answers promptly (readiness reports this). */
@@ -135,19 +96,15 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
   async transaction<T>(work: Work<T>): Promise<T> {
     const deadline = Date.now() + this.timeoutMs;
     for (let attempt = 1; ; attempt++) {
-      const hooks: CommitHooks = { run: [], durable: false };
+      const hooks: CommitHooks = [];
       try {
         const { result, after } = await this.schedule(deadline, async () => {
           const result = await this.onConnection(deadline, (runner) =>
             this.inTransaction(runner, hooks, work),
           );
-          // Started at once, inside the queue on sql.js, so caches are cleared before the next
-          // unit of work; awaited below. A change to a user (logout, reset, revocation) is on
-          // disk before it is acknowledged: a crash right after must not bring a revoked token
-          // back. The snapshot is taken here; the file is written while other requests go on.
-          const pending = hooks.run.map((hook) => Promise.resolve(hook()));
-          if (hooks.durable && this.persistence) pending.push(this.persistence.persist());
-          return { result, after: Promise.all(pending) };
+          // Started at once, inside the queue on SQLite, so caches are cleared before the next
+          // unit of work; awaited below.
+          return { result, after: Promise.all(hooks.map((hook) => Promise.resolve(hook()))) };
         });
         await after;
         return result;
@@ -168,15 +125,7 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
    * after the change is visible, not before). Outside a transaction this is a programming error.
    */
   afterCommit(manager: EntityManager, hook: () => void | Promise<void>): void {
-    this.hooksOf(manager).run.push(hook);
-  }
-
-  /**
-   * The transaction must be on disk before the caller answers (the embedded SQLite saves in
-   * batches otherwise): a revocation a crash could undo would bring a revoked token back.
-   */
-  durable(manager: EntityManager): void {
-    this.hooksOf(manager).durable = true;
+    this.hooksOf(manager).push(hook);
   }
 
   private hooksOf(manager: EntityManager): CommitHooks {
@@ -196,14 +145,14 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
     return result.affected ?? 0;
   }
 
-  /** A date as the entity columns store it: TypeORM's UTC text on sql.js, a Date for mysql2. */
+  /** A date as the entity columns store it: TypeORM's UTC text on SQLite, a Date for mysql2. */
   sqlDate(date: Date): Date | string {
     return this.serialized ? date.toISOString().slice(0, 23).replace('T', ' ') : date;
   }
 
   /**
    * `FOR UPDATE` on MySQL, so a read inside a transaction sees (and holds) the latest committed
-   * row rather than the transaction's snapshot. sql.js needs none: its work is serialized.
+   * row rather than the transaction's snapshot. SQLite needs none: its work is serialized.
    */
   get rowLock(): FindOneOptions['lock'] {
     return this.serialized ? undefined : { mode: 'pessimistic_write' };
@@ -220,7 +169,7 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
 
   /**
    * The probe's `SELECT 1`, past the fail-fast check (it is what lifts it): on MySQL on its own
-   * connection, on sql.js in turn with the other work.
+   * connection, on SQLite in turn with the other work.
    */
   private async selectOne(): Promise<boolean> {
     // Closed (shutting down, or by hand): nothing is served, whatever the server says.
@@ -231,7 +180,7 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
     return true;
   }
 
-  /** One unit at a time, in order (sql.js). */
+  /** One unit at a time, in order (SQLite). */
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
     const result = this.queue.then(task);
     this.queue = result.catch(() => undefined);
@@ -239,7 +188,7 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
   }
 
   /**
-   * Runs `task` now (MySQL) or in turn (sql.js: a task whose deadline passed while it waited is
+   * Runs `task` now (MySQL) or in turn (SQLite: a task whose deadline passed while it waited is
    * not started), unless the server is known not to answer, and turns lost connections and
    * missed deadlines into 503.
    */
@@ -248,12 +197,10 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
     if (!this.available) throw unavailable();
     try {
       if (!this.serialized) return await task();
-      const result = this.enqueue(() => {
+      return await this.enqueue(() => {
         if (Date.now() > deadline) throw new DeadlineExceeded();
         return task();
       });
-      this.persistence?.schedule();
-      return await result;
     } catch (error) {
       if (error instanceof DeadlineExceeded) {
         this.probe.checkNow();
@@ -268,7 +215,7 @@ export class Database implements OnModuleInit, OnApplicationBootstrap, OnApplica
 
   /**
    * A connection of its own for the task (one pooled MySQL connection, given back afterwards),
-   * under the deadline on MySQL. sql.js runs in process and cannot hang.
+   * under the deadline on MySQL. SQLite runs in process and cannot hang.
    */
   private async onConnection<T>(
     deadline: number,

@@ -86,7 +86,7 @@ export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdo
 
   /**
    * In batches by primary key: each unit of work reads a bounded set of ids through an index and
-   * deletes exactly those rows, so no statement locks (or, on sql.js, holds) the whole table.
+   * deletes exactly those rows, so no statement locks (or, on SQLite, holds) the whole table.
    */
   private async purgeWhere(
     entity: EntityTarget,

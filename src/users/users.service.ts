@@ -131,7 +131,7 @@ export class UsersService {
   /**
    * The user for a token being issued inside the caller's transaction: from the cache when warm
    * and current, as `findForAccessCheck`, else read through that transaction and kept. Never
-   * through the pool, whose read would queue behind the caller's own transaction on sql.js.
+   * through the pool, whose read would queue behind the caller's own transaction on SQLite.
    */
   findForTokenCheck(manager: EntityManager, id: string): Promise<User | null> {
     return this.throughCache(id, () => manager.findOneBy(User, { id }));
@@ -234,7 +234,6 @@ export class UsersService {
    */
   changed(manager: EntityManager, userId: string): void {
     this.cache.invalidate(userId);
-    this.database.durable(manager);
     this.database.afterCommit(manager, () => {
       this.cache.invalidate(userId);
       return this.generations.bump(userId);

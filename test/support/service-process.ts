@@ -12,11 +12,21 @@ export interface ServiceProcess {
   /** Everything it printed so far. */
   output(): string;
   stop(): Promise<void>;
+  /** `kill -9`: no shutdown hook runs, nothing is flushed; the data folder stays. */
+  crash(): Promise<void>;
 }
 
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+export interface ProcessOptions {
+  /** A folder that outlives the process (its SQLite file, outbox and keys), kept on stop. */
+  dataDir?: string;
+}
+
+export async function startServiceProcess(
+  env: Record<string, string>,
+  options: ProcessOptions = {},
+): Promise<ServiceProcess> {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'auth-process-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'auth-process-'));
   let output = '';
   const child: ChildProcess = spawn(
     process.execPath,
@@ -58,7 +68,11 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(timer);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  const crash = async () => {
+    child.kill('SIGKILL');
+    await exited;
   };
   try {
     await waitFor(`${url}/health`, 60_000, exited);
@@ -66,7 +80,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     await stop();
     throw new Error(`${String(error)}\n${output}`);
   }
-  return { url, output: () => output, stop };
+  return { url, output: () => output, stop, crash };
 }
 
 async function waitFor(url: string, timeoutMs: number, exited: Promise<void>): Promise<void> {
