@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { RefreshSession } from '../tokens/refresh-session.entity';
-import { VerificationToken } from '../tokens/verification-token.entity';
-import { User } from '../users/user.entity';
+import { RevocationService } from '../tokens/revocation.service';
+import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { UsersService } from '../users/users.service';
 
 /**
@@ -20,6 +19,8 @@ export class AccountRemoval {
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
+    private readonly revocation: RevocationService,
+    private readonly verificationTokens: VerificationTokensService,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -28,11 +29,9 @@ export class AccountRemoval {
     return this.database.transaction(async (manager) => {
       // Sessions before the user row, as every revocation does, so the two never deadlock; a
       // login that commits a session meanwhile waits on the row and goes with it (cascade).
-      await manager.delete(RefreshSession, { userId });
-      await manager.delete(VerificationToken, { userId });
-      const deleted = await manager.delete(User, { id: userId });
-      if (!deleted.affected) return false;
-      this.users.changed(manager, userId);
+      await this.revocation.deleteAllOf(manager, userId);
+      await this.verificationTokens.deleteAllOf(manager, userId);
+      if (!(await this.users.delete(manager, userId))) return false;
       await this.audit.record(manager, 'account_deleted', userId, client, { actorId });
       return true;
     });

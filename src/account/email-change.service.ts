@@ -113,30 +113,23 @@ export class EmailChangeService {
             message: 'The email-change token is invalid, expired or already used',
           });
         }
-        const before = await manager.findOneBy(User, { id: row.userId });
+        const before = await this.users.findIn(manager, row.userId);
         if (!before) throw new AppException('INVALID_TOKEN');
         // A disabled account stays as the administrator left it (and keeps the reset link an
         // administrator may have sent for its recovery). Disabling retires these links, so
         // this only settles a race with it.
         if (before.disabledAt) throw new AppException('INVALID_TOKEN');
-        this.users.changed(manager, row.userId);
-        const now = new Date();
-        await manager.update(
-          User,
-          { id: row.userId },
-          {
-            email: cleanEmail(row.newEmail),
-            emailNormalized: normalizeEmail(row.newEmail),
-            emailVerified: true,
-            verifiedAt: now,
-            updatedAt: now,
-          },
-        );
+        await this.users.update(manager, row.userId, {
+          email: cleanEmail(row.newEmail),
+          emailNormalized: normalizeEmail(row.newEmail),
+          emailVerified: true,
+          verifiedAt: new Date(),
+        });
         await this.tokens.retireOlder(manager, row.userId, 'email_change');
         await this.tokens.retireOlder(manager, row.userId, 'password_reset');
         await this.tokens.retireOlder(manager, row.userId, 'email_verification');
         await this.audit.record(manager, 'email_changed', row.userId, client);
-        const after = await manager.findOneByOrFail(User, { id: row.userId });
+        const after = await this.users.requireIn(manager, row.userId);
         return { user: after, oldEmail: before.email };
       })
       .catch((error: unknown) => {

@@ -68,7 +68,7 @@ export class PasswordChangeService {
       await this.users.setPasswordHash(manager, userId, passwordHash);
       // Disabled meanwhile (the row is held now): no new session for it; the rollback keeps
       // the password and sessions as the administrator left them.
-      if ((await manager.findOneByOrFail(User, { id: userId })).disabledAt) {
+      if ((await this.users.requireIn(manager, userId)).disabledAt) {
         throw new AppException('ACCOUNT_DISABLED');
       }
       // A reset link mailed before the change would otherwise set the password back, and a
@@ -79,7 +79,7 @@ export class PasswordChangeService {
       await this.audit.record(manager, 'password_changed', userId, client, {
         sessionId: refresh.family,
       });
-      const user = await manager.findOneByOrFail(User, { id: userId });
+      const user = await this.users.requireIn(manager, userId);
       return { user, refresh };
     });
     const { user, refresh } = changed;

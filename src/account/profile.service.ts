@@ -44,16 +44,15 @@ export class ProfileService {
         changes.picture === null ? null : (normalizePicture(changes.picture) ?? null);
     }
     return this.database.transaction(async (manager) => {
-      this.users.changed(manager, userId);
       try {
-        await manager.update(User, { id: userId }, { ...fields, updatedAt: new Date() });
+        await this.users.update(manager, userId, fields);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         throw new AppException('REGISTRATION_FAILED', {
           message: 'This username is already taken',
         });
       }
-      const user = await manager.findOneBy(User, { id: userId });
+      const user = await this.users.findIn(manager, userId);
       // Deleted between the token check and here: the token names no account any more.
       if (!user) throw new AppException('INVALID_TOKEN');
       await this.audit.record(manager, 'profile_updated', userId, client);

@@ -56,7 +56,7 @@ export class AdminUsersService {
     refuseSelf(admin, id, 'disable');
     return this.database.transaction(async (manager) => {
       // Not locked yet: sessions are locked before the user row, the order of every revocation.
-      const user = (await manager.findOneBy(User, { id })) ?? notFound();
+      const user = (await this.directory.findIn(manager, id)) ?? notFound();
       if (user.disabledAt !== null) return user;
       await this.revocation.revokeEverything(id, manager);
       // Now held, and read as committed: a parallel disable that won keeps the only event.
@@ -85,7 +85,7 @@ export class AdminUsersService {
   /** Every refresh and access token of the user, on every device, as a logout does. */
   endSessions(admin: User, id: string, client: ClientInfo): Promise<void> {
     return this.database.transaction(async (manager) => {
-      if (!(await manager.existsBy(User, { id }))) notFound();
+      if (!(await this.directory.findIn(manager, id))) notFound();
       await this.revocation.revokeEverything(id, manager);
       await this.audit.record(manager, 'sessions_ended', id, client, { actorId: admin.id });
     });

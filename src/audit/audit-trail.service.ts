@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { ClientInfo, storedUserAgent } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
@@ -15,6 +16,7 @@ import { AuditEvent, AuditEventType } from './audit-event.entity';
 @Injectable()
 export class AuditTrail {
   constructor(
+    @InjectRepository(AuditEvent) private readonly events: Repository<AuditEvent>,
     private readonly database: Database,
     private readonly metrics: Metrics,
   ) {}
@@ -31,7 +33,7 @@ export class AuditTrail {
     client: ClientInfo | undefined,
     links: { actorId?: string | null; sessionId?: string | null } = {},
   ): Promise<void> {
-    await manager.insert(AuditEvent, {
+    await manager.withRepository(this.events).insert({
       ...this.event(type, userId, client, links.actorId ?? null),
       sessionId: links.sessionId ?? null,
     });
@@ -45,14 +47,14 @@ export class AuditTrail {
     client: ClientInfo | undefined,
   ): Promise<void> {
     const event = this.event(type, userId, client);
-    await this.database.run((manager) => manager.insert(AuditEvent, event));
+    await this.database.run((manager) => manager.withRepository(this.events).insert(event));
     this.count(type);
   }
 
   /** Oldest first: what happened to one account. */
   forUser(userId: string): Promise<AuditEvent[]> {
     return this.database.run((manager) =>
-      manager.find(AuditEvent, { where: { userId }, order: { createdAt: 'ASC' } }),
+      manager.withRepository(this.events).find({ where: { userId }, order: { createdAt: 'ASC' } }),
     );
   }
 

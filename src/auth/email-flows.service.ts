@@ -165,7 +165,7 @@ export class EmailFlowsService {
     const user = await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'password_reset');
       if (!userId) throw invalidToken('reset');
-      const owner = await manager.findOneBy(User, { id: userId });
+      const owner = await this.users.findIn(manager, userId);
       if (owner && matchesIdentity(newPassword, [owner.email, owner.username])) {
         throw new AppException('VALIDATION_ERROR', {
           details: [{ field: 'newPassword', message: IDENTITY_PASSWORD_MESSAGE('newPassword') }],
@@ -179,7 +179,7 @@ export class EmailFlowsService {
       await this.tokens.retireOlder(manager, userId, 'email_change');
       await this.revocation.revokeEverything(userId, manager);
       await this.audit.record(manager, 'password_changed', userId, client);
-      return manager.findOneByOrFail(User, { id: userId });
+      return this.users.requireIn(manager, userId);
     });
     // Whoever reset it holds the inbox; if that is not the owner, this is how they learn of it.
     await this.passwordChanged.send(user, client);

@@ -2,10 +2,6 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { DatabaseConfig } from '../config/config.sections';
-import { AuditEvent } from '../audit/audit-event.entity';
-import { RefreshSession } from '../tokens/refresh-session.entity';
-import { VerificationToken } from '../tokens/verification-token.entity';
-import { User } from '../users/user.entity';
 import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-schema';
 import { PurgeIndexes1763856000000 } from './migrations/1763856000000-purge-indexes';
 import { RetiredSessionsIndex1763942400000 } from './migrations/1763942400000-retired-sessions-index';
@@ -15,7 +11,6 @@ import { AccountProfile1764201600000 } from './migrations/1764201600000-account-
 import { SessionDetails1764288000000 } from './migrations/1764288000000-session-details';
 import { DisabledAccounts1764374400000 } from './migrations/1764374400000-disabled-accounts';
 
-export const ENTITIES = [User, RefreshSession, VerificationToken, AuditEvent];
 export const MIGRATIONS = [
   InitialSchema1763769600000,
   PurgeIndexes1763856000000,
@@ -45,8 +40,9 @@ export function buildDataSourceOptions({
   poolSize,
   timeoutMs,
 }: DatabaseConfig): DataSourceOptions {
+  // No entity list: each feature module registers its own (TypeOrmModule.forFeature) and the
+  // root module loads them (autoLoadEntities); the schema is the migrations' alone.
   const common = {
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun: true,
     migrationsTransactionMode: 'each' as const,

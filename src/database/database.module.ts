@@ -13,6 +13,7 @@ import { Database } from './database.service';
       inject: [DatabaseConfig],
       useFactory: (database: DatabaseConfig) => ({
         ...buildDataSourceOptions(database),
+        autoLoadEntities: true,
         // Fail the boot with a clear message rather than retrying for half a minute.
         retryAttempts: 0,
       }),

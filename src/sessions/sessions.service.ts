@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull, MoreThan } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { RefreshSession } from '../tokens/refresh-session.entity';
+import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { RevocationService } from '../tokens/revocation.service';
 import { SessionLifetime } from '../tokens/session-lifetime';
 import { SessionView } from './session.view';
@@ -14,36 +13,15 @@ import { SessionView } from './session.view';
 export class SessionsService {
   constructor(
     private readonly database: Database,
+    private readonly refreshTokens: RefreshTokensService,
     private readonly revocation: RevocationService,
     private readonly audit: AuditTrail,
     private readonly lifetime: SessionLifetime,
   ) {}
 
-  /**
-   * Live sessions only (not revoked, not expired, not past SESSION_MAX_AGE), newest use first.
-   * Each is the current token of its family: exactly one per live session (see
-   * UsersService.findWithSession).
-   */
+  /** Live sessions only (not revoked, not expired, not past SESSION_MAX_AGE), newest use first. */
   async list(userId: string, currentSessionId: string | undefined): Promise<SessionView[]> {
-    const now = new Date();
-    const rows = await this.database.run((manager) =>
-      manager.find(RefreshSession, {
-        where: {
-          userId,
-          revokedAt: IsNull(),
-          rotatedAt: IsNull(),
-          expiresAt: MoreThan(now),
-        },
-        order: { createdAt: 'DESC', familyId: 'ASC' },
-      }),
-    );
-    // One entry per session even if a family ever held two current rows (it cannot today).
-    const byFamily = new Map<string, RefreshSession>();
-    for (const row of rows) if (!byFamily.has(row.familyId)) byFamily.set(row.familyId, row);
-    // Past its end under a SESSION_MAX_AGE lowered since the row was written: no longer live.
-    const live = [...byFamily.values()].filter(
-      (row) => this.lifetime.expiryOf(row).getTime() > now.getTime(),
-    );
+    const live = await this.refreshTokens.liveSessions(userId);
     return live.map((row) => ({
       id: row.familyId,
       created_at: this.lifetime.startOf(row).toISOString(),

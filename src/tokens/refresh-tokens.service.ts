@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
-import { EntityManager, IsNull } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo, storedUserAgent } from '../common/http/request-context';
 import { JwtConfig } from '../config/config.sections';
@@ -57,6 +58,7 @@ const MAX_CHAIN = 16;
 @Injectable()
 export class RefreshTokensService {
   constructor(
+    @InjectRepository(RefreshSession) private readonly sessions: Repository<RefreshSession>,
     private readonly jwt: JwtConfig,
     @Inject(REFRESH_JWT) private readonly signer: JwtService,
     private readonly database: Database,
@@ -79,7 +81,7 @@ export class RefreshTokensService {
   ): Promise<{ user: User; refresh: IssuedRefreshToken } | null> {
     return this.database.transaction(async (manager) => {
       if ((await this.users.passwordHashShared(manager, userId)) !== checkedHash) return null;
-      const user = await manager.findOneBy(User, { id: userId });
+      const user = await this.users.findIn(manager, userId);
       // Disabled meanwhile (the login checked it before hashing): no session for it.
       if (!user || user.disabledAt) return null;
       const refresh = await this.insert(
@@ -173,7 +175,7 @@ export class RefreshTokensService {
 
   /** A token issued before its claims named the session's start: the row just claimed knows. */
   private async startOfClaimed(manager: EntityManager, jti: string): Promise<Date> {
-    const row = await manager.findOneByOrFail(RefreshSession, { id: hashToken(jti) });
+    const row = await manager.withRepository(this.sessions).findOneByOrFail({ id: hashToken(jti) });
     return this.lifetime.startOf(row);
   }
 
@@ -204,7 +206,7 @@ export class RefreshTokensService {
     now: Date,
     client: ClientInfo | undefined,
   ): Promise<Unrotated> {
-    const family = await manager.find(RefreshSession, {
+    const family = await manager.withRepository(this.sessions).find({
       where: { familyId: claims.fam, revokedAt: IsNull() },
       lock: this.database.rowLock,
     });
@@ -251,10 +253,45 @@ export class RefreshTokensService {
     return now.getTime() - rotatedAt.getTime() <= this.jwt.refreshReuseGrace * 1000;
   }
 
+  /**
+   * Whether `familyId` is a live session of the user, inside the caller's unit of work (the
+   * access-token check asks it beside the user's row, see UsersService.findForAccessCheck). A
+   * live session is a family with a current (unrotated, unrevoked) token: a rotation marks one
+   * row rotated and inserts its successor in one transaction, so a family always has exactly one
+   * such row until it is revoked. An expired one counts until the janitor removes it: its access
+   * tokens expired before it did.
+   */
+  isFamilyLive(manager: EntityManager, userId: string, familyId: string): Promise<boolean> {
+    return manager
+      .withRepository(this.sessions)
+      .existsBy({ familyId, userId, revokedAt: IsNull(), rotatedAt: IsNull() });
+  }
+
+  /**
+   * The current token of each of the user's live sessions (not revoked, not expired, not past
+   * SESSION_MAX_AGE), newest use first: exactly one per live session.
+   */
+  async liveSessions(userId: string): Promise<RefreshSession[]> {
+    const now = new Date();
+    const rows = await this.database.run((manager) =>
+      manager.withRepository(this.sessions).find({
+        where: { userId, revokedAt: IsNull(), rotatedAt: IsNull(), expiresAt: MoreThan(now) },
+        order: { createdAt: 'DESC', familyId: 'ASC' },
+      }),
+    );
+    // One entry per session even if a family ever held two current rows (it cannot today).
+    const byFamily = new Map<string, RefreshSession>();
+    for (const row of rows) if (!byFamily.has(row.familyId)) byFamily.set(row.familyId, row);
+    // Past its end under a SESSION_MAX_AGE lowered since the row was written: no longer live.
+    return [...byFamily.values()].filter(
+      (row) => this.lifetime.expiryOf(row).getTime() > now.getTime(),
+    );
+  }
+
   /** The session behind these claims is live: not revoked, not expired, not retired long ago. */
   async isLive(claims: RefreshClaims): Promise<boolean> {
     const row = await this.database.run((manager) =>
-      manager.findOneBy(RefreshSession, { id: hashToken(claims.jti) }),
+      manager.withRepository(this.sessions).findOneBy({ id: hashToken(claims.jti) }),
     );
     const now = new Date();
     return (
@@ -290,7 +327,7 @@ export class RefreshTokensService {
   }
 
   private lockRow(manager: EntityManager, jti: string): Promise<RefreshSession | null> {
-    return manager.findOne(RefreshSession, {
+    return manager.withRepository(this.sessions).findOne({
       where: { id: hashToken(jti) },
       lock: this.database.rowLock,
     });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, FindOperator, In, IsNull, MoreThan, Not } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, FindOperator, In, IsNull, MoreThan, Not, Repository } from 'typeorm';
 import { Database } from '../database/database.service';
 import { UsersService } from '../users/users.service';
 import { RefreshSession } from './refresh-session.entity';
@@ -11,6 +12,7 @@ import { RefreshSession } from './refresh-session.entity';
 @Injectable()
 export class RevocationService {
   constructor(
+    @InjectRepository(RefreshSession) private readonly sessions: Repository<RefreshSession>,
     private readonly database: Database,
     private readonly users: UsersService,
   ) {}
@@ -19,7 +21,9 @@ export class RevocationService {
   revokeEverything(userId: string, manager?: EntityManager): Promise<void> {
     const work = async (em: EntityManager) => {
       // Sessions before the user row, in every revocation, so two of them never deadlock.
-      await em.update(RefreshSession, { userId, revokedAt: IsNull() }, { revokedAt: new Date() });
+      await em
+        .withRepository(this.sessions)
+        .update({ userId, revokedAt: IsNull() }, { revokedAt: new Date() });
       await this.users.revokeAccessTokens(em, userId);
     };
     return manager ? work(manager) : this.database.transaction(work);
@@ -31,11 +35,9 @@ export class RevocationService {
    * refresh tokens.
    */
   async revokeFamily(manager: EntityManager, userId: string, familyId: string): Promise<void> {
-    await manager.update(
-      RefreshSession,
-      { familyId, revokedAt: IsNull() },
-      { revokedAt: new Date() },
-    );
+    await manager
+      .withRepository(this.sessions)
+      .update({ familyId, revokedAt: IsNull() }, { revokedAt: new Date() });
     await this.users.revokeAccessTokens(manager, userId);
   }
 
@@ -67,7 +69,7 @@ export class RevocationService {
   ): Promise<string[]> {
     // Each live session's current token, held (MySQL) so a rotation racing this waits for it,
     // then finds its token revoked.
-    const current = await manager.find(RefreshSession, {
+    const current = await manager.withRepository(this.sessions).find({
       select: { id: true, familyId: true },
       where: {
         userId,
@@ -80,12 +82,15 @@ export class RevocationService {
     });
     const families = [...new Set(current.map((row) => row.familyId))];
     if (families.length === 0) return [];
-    await manager.update(
-      RefreshSession,
-      { userId, familyId: In(families), revokedAt: IsNull() },
-      { revokedAt: new Date() },
-    );
+    await manager
+      .withRepository(this.sessions)
+      .update({ userId, familyId: In(families), revokedAt: IsNull() }, { revokedAt: new Date() });
     this.users.changed(manager, userId);
     return families;
+  }
+
+  /** An account's removal: its sessions' rows go, before the user row (the same lock order). */
+  async deleteAllOf(manager: EntityManager, userId: string): Promise<void> {
+    await manager.withRepository(this.sessions).delete({ userId });
   }
 }

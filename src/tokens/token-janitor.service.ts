@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EntityManager, FindOptionsWhere, In, IsNull, LessThan, Not } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, FindOptionsWhere, In, IsNull, LessThan, Not, Repository } from 'typeorm';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { RefreshSession } from './refresh-session.entity';
@@ -27,6 +28,8 @@ export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
+    @InjectRepository(RefreshSession) private readonly sessions: Repository<RefreshSession>,
+    @InjectRepository(VerificationToken) private readonly tokens: Repository<VerificationToken>,
     private readonly database: Database,
     private readonly jwt: JwtConfig,
   ) {}
@@ -43,12 +46,12 @@ export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdo
   /** Returns how many rows went. */
   async purge(now = new Date()): Promise<number> {
     const usedBefore = new Date(now.getTime() - USED_TOKEN_KEEP_MS);
-    const batches: Array<[EntityTarget, FindOptionsWhere<RefreshSession & VerificationToken>]> = [
-      [RefreshSession, { expiresAt: LessThan(now) }],
-      [RefreshSession, { revokedAt: Not(IsNull()) }],
-      [RefreshSession, { rotatedAt: LessThan(this.retiredBefore(now)) }],
-      [VerificationToken, { expiresAt: LessThan(now) }],
-      [VerificationToken, { usedAt: LessThan(usedBefore) }],
+    const batches: Array<[Table, FindOptionsWhere<RefreshSession & VerificationToken>]> = [
+      [this.sessions, { expiresAt: LessThan(now) }],
+      [this.sessions, { revokedAt: Not(IsNull()) }],
+      [this.sessions, { rotatedAt: LessThan(this.retiredBefore(now)) }],
+      [this.tokens, { expiresAt: LessThan(now) }],
+      [this.tokens, { usedAt: LessThan(usedBefore) }],
     ];
     let removed = 0;
     for (const [entity, where] of batches) removed += await this.purgeWhere(entity, where);
@@ -57,7 +60,7 @@ export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** Sessions rotated before the grace window (and a margin): no copy of them can get a successor. */
   purgeRetired(now = new Date()): Promise<number> {
-    return this.purgeWhere(RefreshSession, { rotatedAt: LessThan(this.retiredBefore(now)) });
+    return this.purgeWhere(this.sessions, { rotatedAt: LessThan(this.retiredBefore(now)) });
   }
 
   private retiredBefore(now: Date): Date {
@@ -89,15 +92,16 @@ export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdo
    * deletes exactly those rows, so no statement locks (or, on SQLite, holds) the whole table.
    */
   private async purgeWhere(
-    entity: EntityTarget,
+    table: Table,
     where: FindOptionsWhere<RefreshSession & VerificationToken>,
   ): Promise<number> {
     let removed = 0;
     for (;;) {
       const deleted = await this.database.run(async (manager: EntityManager) => {
-        const rows = await manager.find(entity, { select: { id: true }, where, take: BATCH });
+        const repository = manager.withRepository(table as Repository<{ id: string }>);
+        const rows = await repository.find({ select: { id: true }, where, take: BATCH });
         if (rows.length === 0) return 0;
-        const result = await manager.delete(entity, { id: In(rows.map((row) => row.id)) });
+        const result = await repository.delete({ id: In(rows.map((row) => row.id)) });
         return result.affected ?? rows.length;
       });
       removed += deleted;
@@ -106,4 +110,4 @@ export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdo
   }
 }
 
-type EntityTarget = typeof RefreshSession | typeof VerificationToken;
+type Table = Repository<RefreshSession> | Repository<VerificationToken>;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, In, IsNull } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, IsNull, Repository } from 'typeorm';
 import { Database } from '../database/database.service';
 import { hashToken, randomToken } from './token-hash';
 import { TokenPurpose, VerificationToken } from './verification-token.entity';
@@ -11,7 +12,10 @@ import { TokenPurpose, VerificationToken } from './verification-token.entity';
  */
 @Injectable()
 export class VerificationTokensService {
-  constructor(private readonly database: Database) {}
+  constructor(
+    @InjectRepository(VerificationToken) private readonly tokens: Repository<VerificationToken>,
+    private readonly database: Database,
+  ) {}
 
   /**
    * Creates a token and returns it in plain form, once. `newEmail` is the address an
@@ -26,7 +30,7 @@ export class VerificationTokensService {
   ): Promise<string> {
     const token = randomToken();
     const now = new Date();
-    await manager.insert(VerificationToken, {
+    await manager.withRepository(this.tokens).insert({
       id: hashToken(token),
       userId,
       purpose,
@@ -58,23 +62,21 @@ export class VerificationTokensService {
   ): Promise<VerificationToken | null> {
     const id = hashToken(token);
     const now = new Date();
-    const row = await manager.findOne(VerificationToken, {
+    const row = await manager.withRepository(this.tokens).findOne({
       where: { id },
       lock: this.database.rowLock,
     });
     if (!row || row.purpose !== purpose || row.usedAt !== null || row.expiresAt <= now) return null;
-    const claimed = await manager.update(
-      VerificationToken,
-      { id, usedAt: IsNull() },
-      { usedAt: now },
-    );
+    const claimed = await manager
+      .withRepository(this.tokens)
+      .update({ id, usedAt: IsNull() }, { usedAt: now });
     return claimed.affected === 1 ? row : null;
   }
 
   /** A token whose email could not be sent must not stay usable. */
   async discard(token: string): Promise<void> {
     await this.database.run((manager) =>
-      manager.delete(VerificationToken, { id: hashToken(token) }),
+      manager.withRepository(this.tokens).delete({ id: hashToken(token) }),
     );
   }
 
@@ -89,7 +91,7 @@ export class VerificationTokensService {
     purpose: TokenPurpose,
     token?: string,
   ): Promise<void> {
-    const live = await manager.find(VerificationToken, {
+    const live = await manager.withRepository(this.tokens).find({
       where: { userId, purpose, usedAt: IsNull() },
       lock: this.database.rowLock,
     });
@@ -100,10 +102,13 @@ export class VerificationTokensService {
       (row) => keep === undefined || (row.id !== keep.id && row.createdAt <= keep.createdAt),
     );
     if (older.length === 0) return;
-    await manager.update(
-      VerificationToken,
-      { id: In(older.map((row) => row.id)), usedAt: IsNull() },
-      { usedAt: new Date() },
-    );
+    await manager
+      .withRepository(this.tokens)
+      .update({ id: In(older.map((row) => row.id)), usedAt: IsNull() }, { usedAt: new Date() });
+  }
+
+  /** An account's removal: every emailed token of the user goes. */
+  async deleteAllOf(manager: EntityManager, userId: string): Promise<void> {
+    await manager.withRepository(this.tokens).delete({ userId });
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
 import { normalizeUsername } from './identity.normalizer';
@@ -29,17 +30,24 @@ export const MAX_PAGE_SIZE = 100;
  * disable an account. Every change clears the user from the token-check caches of every
  * instance, as a logout does. Authorisation is the caller's: guard management routes with
  * `@Authenticated('admin')`. The `…In(manager, …)` forms run inside the caller's transaction, so a
- * change and its audit event commit together.
+ * change and its audit event commit together. Part of UsersModule, which owns the users table:
+ * the listing is its one query of its own, the rest goes through UsersService.
  */
 @Injectable()
 export class UserDirectory {
   constructor(
+    @InjectRepository(User) private readonly repository: Repository<User>,
     private readonly database: Database,
     private readonly users: UsersService,
   ) {}
 
   find(id: string): Promise<User | null> {
     return this.users.findById(id);
+  }
+
+  /** Inside the caller's transaction. */
+  findIn(manager: EntityManager, id: string): Promise<User | null> {
+    return this.users.findIn(manager, id);
   }
 
   /** Case-insensitively and normalised, as login finds it. */
@@ -53,7 +61,7 @@ export class UserDirectory {
    * must revoke them first: sessions are locked before the user row everywhere.
    */
   findForUpdate(manager: EntityManager, id: string): Promise<User | null> {
-    return manager.findOne(User, { where: { id }, lock: this.database.rowLock });
+    return this.users.findForUpdate(manager, id);
   }
 
   /** Newest first, then by id, so pages are stable. */
@@ -62,7 +70,8 @@ export class UserDirectory {
     const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? 20)));
     return this.database.run(async (manager) => {
       const query = manager
-        .createQueryBuilder(User, 'user')
+        .withRepository(this.repository)
+        .createQueryBuilder('user')
         .orderBy('user.createdAt', 'DESC')
         .addOrderBy('user.id', 'ASC')
         .skip((page - 1) * pageSize)
@@ -116,10 +125,9 @@ export class UserDirectory {
     id: string,
     fields: Partial<User>,
   ): Promise<User | null> {
-    if (!(await manager.existsBy(User, { id }))) return null;
-    this.users.changed(manager, id);
-    await manager.update(User, { id }, { ...fields, updatedAt: new Date() });
-    return manager.findOneBy(User, { id });
+    if (!(await this.users.existsIn(manager, id))) return null;
+    await this.users.update(manager, id, fields);
+    return this.users.findIn(manager, id);
   }
 
   private update(id: string, fields: Partial<User>): Promise<User | null> {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import { SecurityConfig } from '../config/config.sections';
 import { randomBytes } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
 import { RedisService } from '../redis/redis.service';
@@ -15,6 +16,16 @@ export interface NewUser {
   username: string;
   passwordHash: string;
 }
+
+/**
+ * Whether `sessionId` is a live session of `userId`, answered by the sessions' owner inside the
+ * unit of work `manager` belongs to: this module reads only its own table.
+ */
+export type SessionCheck = (
+  manager: EntityManager,
+  userId: string,
+  sessionId: string,
+) => Promise<boolean>;
 
 /** Which identity a registration collided with. */
 export type Conflict = 'email' | 'username';
@@ -37,12 +48,18 @@ function newUserId(): string {
   return `user_${value.toString().padStart(Number(ID_DIGITS), '0')}`;
 }
 
-/** Users and their lookups. Knows nothing of tokens or how anyone logs in. */
+/**
+ * Users and their lookups: the one service that reads and writes the users table (UserDirectory
+ * builds on it). Knows nothing of tokens or how anyone logs in. The `…(manager, …)` forms run
+ * inside the caller's unit of work (`Database.run` or `transaction`), so a change and what goes
+ * with it (audit event, revocations) commit together.
+ */
 @Injectable()
 export class UsersService {
   private readonly cache: UserCache;
 
   constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
     private readonly database: Database,
     security: SecurityConfig,
     private readonly generations: UserGenerations,
@@ -54,22 +71,61 @@ export class UsersService {
   }
 
   findById(id: string): Promise<User | null> {
-    return this.database.run((manager) => manager.findOneBy(User, { id }));
+    return this.database.run((manager) => this.findIn(manager, id));
+  }
+
+  findIn(manager: EntityManager, id: string): Promise<User | null> {
+    return manager.withRepository(this.users).findOneBy({ id });
+  }
+
+  /** For a caller that knows the user exists (its row is held by the caller's transaction). */
+  requireIn(manager: EntityManager, id: string): Promise<User> {
+    return manager.withRepository(this.users).findOneByOrFail({ id });
+  }
+
+  existsIn(manager: EntityManager, id: string): Promise<boolean> {
+    return manager.withRepository(this.users).existsBy({ id });
+  }
+
+  /**
+   * The user, its row held until the caller's transaction ends (MySQL), so two changes to one
+   * account act one after the other. Callers that also revoke sessions must revoke them first:
+   * sessions are locked before the user row everywhere.
+   */
+  findForUpdate(manager: EntityManager, id: string): Promise<User | null> {
+    return manager
+      .withRepository(this.users)
+      .findOne({ where: { id }, lock: this.database.rowLock });
+  }
+
+  /** Changes a user's own fields (not its identity keys' uniqueness rules: see UserDirectory). */
+  async update(manager: EntityManager, id: string, fields: Partial<User>): Promise<void> {
+    this.changed(manager, id);
+    await manager.withRepository(this.users).update({ id }, { ...fields, updatedAt: new Date() });
+  }
+
+  /** Deletes the row; whatever names the user elsewhere is its owners' to remove first. */
+  async delete(manager: EntityManager, id: string): Promise<boolean> {
+    this.changed(manager, id);
+    const { affected } = await manager.withRepository(this.users).delete({ id });
+    return (affected ?? 0) > 0;
   }
 
   /**
    * For access-token checks: the user, if `sessionId` (the token's `sid`) is one of their live
-   * sessions, else null. The user and whether this session is live are read in one query and
-   * cached together under the user's generation, which ending any session moves (`changed`), so
-   * a session ended on any instance is refused by every instance's next check while the user's
+   * sessions, else null. The user and whether this session is live are read together (the
+   * sessions' owner answers the second through `isLive`, in the same unit of work) and cached
+   * together under the user's generation, which ending any session moves (`changed`), so a
+   * session ended on any instance is refused by every instance's next check while the user's
    * other sessions stay served from memory. A session not in the copy yet is read again (see
    * UserCache). While Redis is down on this instance, every check reads the database.
-   *
-   * The sessions' table belongs to TokensModule; it is read here, beside the user, so that one
-   * query and one cache entry serve the check on every request.
    */
-  async findForAccessCheck(id: string, sessionId: string): Promise<User | null> {
-    const load = () => this.findWithSession(id, sessionId);
+  async findForAccessCheck(
+    id: string,
+    sessionId: string,
+    isLive: SessionCheck,
+  ): Promise<User | null> {
+    const load = () => this.findWithSession(id, sessionId, isLive);
     const stamp = await this.generations.current(id);
     const found =
       stamp === undefined
@@ -79,53 +135,28 @@ export class UsersService {
   }
 
   /**
-   * The user, and `sessionId` among their sessions if it is live, from the database in one
-   * query (the token check's read on a miss). A live session is a refresh-token family with a
-   * current (unrotated, unrevoked) token: a rotation marks one row rotated and inserts its
-   * successor in one transaction, so a family always has exactly one such row until it is
-   * revoked. An expired one counts until the janitor removes it: its access tokens expired
-   * before it did. One session, not all of them: a user signed in on hundreds of devices must
-   * not make every load read hundreds of rows.
+   * The user, and `sessionId` among their sessions if it is live, from the database (the token
+   * check's read on a miss). One session, not all of them: a user signed in on hundreds of
+   * devices must not make every load read hundreds of rows.
    */
-  findWithSession(id: string, sessionId: string): Promise<UserWithSessions | null> {
-    return this.database.run((manager) => this.loadWithSession(manager, id, sessionId));
-  }
-
-  /**
-   * Plain SQL, hydrated through the entity's own column metadata as TypeORM would: the query
-   * builder costs more CPU than the statement itself (measured in docs/performance.md).
-   * `users.*` keeps up with columns added later; the entity decides which are read.
-   */
-  private async loadWithSession(
-    manager: EntityManager,
+  findWithSession(
     id: string,
     sessionId: string,
+    isLive: SessionCheck,
   ): Promise<UserWithSessions | null> {
-    const rows = await manager.query<Array<Record<string, unknown>>>(
-      'SELECT users.*, EXISTS (SELECT 1 FROM refresh_sessions' +
-        ' WHERE refresh_sessions.family_id = ? AND refresh_sessions.user_id = users.id' +
-        ' AND refresh_sessions.revoked_at IS NULL AND refresh_sessions.rotated_at IS NULL)' +
-        ' AS session_live FROM users WHERE users.id = ?',
-      [sessionId, id],
-    );
-    if (rows.length === 0) return null;
-    const { columns } = manager.connection.getMetadata(User);
-    const driver = manager.connection.driver;
-    const user = new User();
-    for (const column of columns) {
-      column.setEntityValue(
-        user,
-        driver.prepareHydratedValue(rows[0][column.databaseName], column),
-      );
-    }
-    // 1 on both databases (MariaDB may send it as a string or a bigint).
-    const live = Number(rows[0].session_live) === 1;
-    return { user, sessions: new Set(live ? [sessionId] : []) };
+    return this.database.run(async (manager) => {
+      const user = await manager.withRepository(this.users).findOneBy({ id });
+      if (!user) return null;
+      const live = await isLive(manager, id, sessionId);
+      return { user, sessions: new Set(live ? [sessionId] : []) };
+    });
   }
 
   findByEmail(email: string): Promise<User | null> {
     const emailNormalized = normalizeEmail(email);
-    return this.database.run((manager) => manager.findOneBy(User, { emailNormalized }));
+    return this.database.run((manager) =>
+      manager.withRepository(this.users).findOneBy({ emailNormalized }),
+    );
   }
 
   /**
@@ -134,7 +165,7 @@ export class UsersService {
    * through the pool, whose read would queue behind the caller's own transaction on SQLite.
    */
   findForTokenCheck(manager: EntityManager, id: string): Promise<User | null> {
-    return this.throughCache(id, () => manager.findOneBy(User, { id }));
+    return this.throughCache(id, () => this.findIn(manager, id));
   }
 
   private async throughCache(id: string, load: () => Promise<User | null>): Promise<User | null> {
@@ -162,7 +193,7 @@ export class UsersService {
   async create(manager: EntityManager, input: NewUser): Promise<User> {
     const user = this.build(input);
     try {
-      await manager.insert(User, user);
+      await manager.withRepository(this.users).insert(user);
       return user;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -199,12 +230,13 @@ export class UsersService {
   async markEmailVerified(manager: EntityManager, userId: string): Promise<User> {
     this.changed(manager, userId);
     const now = new Date();
-    await manager.update(
-      User,
-      { id: userId, emailVerified: false },
-      { emailVerified: true, verifiedAt: now, updatedAt: now },
-    );
-    return manager.findOneByOrFail(User, { id: userId });
+    await manager
+      .withRepository(this.users)
+      .update(
+        { id: userId, emailVerified: false },
+        { emailVerified: true, verifiedAt: now, updatedAt: now },
+      );
+    return this.requireIn(manager, userId);
   }
 
   async setPasswordHash(
@@ -212,15 +244,18 @@ export class UsersService {
     userId: string,
     passwordHash: string,
   ): Promise<void> {
-    await manager.update(User, { id: userId }, { passwordHash, updatedAt: new Date() });
+    await manager
+      .withRepository(this.users)
+      .update({ id: userId }, { passwordHash, updatedAt: new Date() });
   }
 
   /** Invalidates every access token issued to the user so far. */
   async revokeAccessTokens(manager: EntityManager, userId: string): Promise<void> {
     this.changed(manager, userId);
     await manager
+      .withRepository(this.users)
       .createQueryBuilder()
-      .update(User)
+      .update()
       .set({ tokenVersion: () => 'token_version + 1', updatedAt: new Date() })
       .where('id = :userId', { userId })
       .execute();
@@ -241,10 +276,9 @@ export class UsersService {
   }
 
   private async conflictOf(manager: EntityManager, user: User): Promise<DuplicateUserError> {
-    const sameEmail = await manager.existsBy(User, { emailNormalized: user.emailNormalized });
-    const sameUsername = await manager.existsBy(User, {
-      usernameNormalized: user.usernameNormalized,
-    });
+    const users = manager.withRepository(this.users);
+    const sameEmail = await users.existsBy({ emailNormalized: user.emailNormalized });
+    const sameUsername = await users.existsBy({ usernameNormalized: user.usernameNormalized });
     return new DuplicateUserError(sameEmail ? 'email' : 'username', sameUsername);
   }
 }

@@ -9,6 +9,7 @@ import { AccessTokensService } from '../../tokens/access-tokens.service';
 import { epochSeconds } from '../../tokens/epoch-seconds';
 import { accessJwtOptions } from '../../tokens/jwt-options';
 import { User } from '../../users/user.entity';
+import { RefreshTokensService } from '../../tokens/refresh-tokens.service';
 import { UsersService } from '../../users/users.service';
 import { AccessTokenStrategy } from './access-token.strategy';
 import { runStrategy } from '../../../test/support/run-strategy';
@@ -48,7 +49,12 @@ describe.each([
     findForAccessCheck: (id: string, sid: string) =>
       id === user.id && sid === 'family_1' ? user : null,
   };
-  const strategy = new AccessTokenStrategy(config, keys, users as unknown as UsersService);
+  const strategy = new AccessTokenStrategy(
+    config,
+    keys,
+    users as unknown as UsersService,
+    {} as RefreshTokensService,
+  );
   /** The key that signs a forged token the service would accept, were it not for one detail. */
   const signingKey =
     algorithm === 'HS256' ? createSecretKey(Buffer.from(SECRET)) : current.privateKey;

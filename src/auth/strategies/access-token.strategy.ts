@@ -7,7 +7,8 @@ import { AccessTokenKeys } from '../../tokens/access-token-keys';
 import { AccessTokensService } from '../../tokens/access-tokens.service';
 import { accessVerifyOptions } from '../../tokens/jwt-options';
 import { User } from '../../users/user.entity';
-import { UsersService } from '../../users/users.service';
+import { RefreshTokensService } from '../../tokens/refresh-tokens.service';
+import { SessionCheck, UsersService } from '../../users/users.service';
 import { keyFromHeader } from './key-from-header';
 import { accessToken } from './token-extractors';
 
@@ -20,10 +21,14 @@ export const ACCESS_STRATEGY = 'access-token';
  */
 @Injectable()
 export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRATEGY) {
+  /** The sessions' owner answers whether the token's session is live. */
+  private readonly sessionIsLive: SessionCheck;
+
   constructor(
     jwt: JwtConfig,
     keys: AccessTokenKeys,
     private readonly users: UsersService,
+    refreshTokens: RefreshTokensService,
   ) {
     super({
       jwtFromRequest: accessToken,
@@ -31,6 +36,8 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
       ...accessVerifyOptions(jwt, keys),
       passReqToCallback: true,
     });
+    this.sessionIsLive = (manager, userId, sessionId) =>
+      refreshTokens.isFamilyLive(manager, userId, sessionId);
   }
 
   /**
@@ -42,7 +49,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
    */
   async validate(req: HttpRequest, payload: unknown): Promise<User | null> {
     if (!AccessTokensService.isAccessClaims(payload)) return null;
-    const user = await this.users.findForAccessCheck(payload.sub, payload.sid);
+    const user = await this.users.findForAccessCheck(payload.sub, payload.sid, this.sessionIsLive);
     if (!user || user.tokenVersion !== payload.ver || user.disabledAt) return null;
     // For the routes that act on "this session" (logout's scopes, the sessions list).
     req.sessionId = payload.sid;
