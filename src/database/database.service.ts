@@ -20,10 +20,11 @@ const PROBE_INTERVAL_MS = 1000;
 type CommitHooks = Array<() => void | Promise<void>>;
 
 /**
- * The one door to the database. Embedded SQLite is one connection (TypeORM hands every caller the
- * same query runner): two interleaved requests would share (and roll back) each other's
- * transactions. There, all work is queued and runs one unit at a time, each statement taking
- * microseconds; on MySQL it runs concurrently on the pool. A lost connection
+ * The unit of work every service runs its repositories in (`manager.withRepository(repo)`).
+ * Embedded SQLite is one connection (TypeORM hands every caller the same query runner): two
+ * interleaved requests would share (and roll back) each other's transactions. There, all work is
+ * queued and runs one unit at a time, each statement taking microseconds; on MySQL it runs
+ * concurrently on the pool. A lost connection
  * becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors, and so does a call
  * (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A missed deadline has the
  * server probed at once; while `SELECT 1` does not answer promptly every call answers 503
