@@ -5,7 +5,7 @@ import { EmailFlowsService } from '../auth/email-flows.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { RevocationService } from '../tokens/revocation.service';
+import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { ListOptions, UserDirectory, UserPage } from '../users/user-directory.service';
 import { Role, User } from '../users/user.entity';
@@ -21,7 +21,7 @@ export class AdminUsersService {
   constructor(
     private readonly database: Database,
     private readonly directory: UserDirectory,
-    private readonly revocation: RevocationService,
+    private readonly sessions: SessionsService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly audit: AuditTrail,
     private readonly removal: AccountRemoval,
@@ -58,7 +58,7 @@ export class AdminUsersService {
       // Not locked yet: sessions are locked before the user row, the order of every revocation.
       const user = (await this.directory.findIn(manager, id)) ?? notFound();
       if (user.disabledAt !== null) return user;
-      await this.revocation.revokeEverything(id, manager);
+      await this.sessions.endAll(id, manager);
       // Now held, and read as committed: a parallel disable that won keeps the only event.
       const held = (await this.directory.findForUpdate(manager, id)) ?? notFound();
       if (held.disabledAt !== null) return held;
@@ -86,7 +86,7 @@ export class AdminUsersService {
   endSessions(admin: User, id: string, client: ClientInfo): Promise<void> {
     return this.database.transaction(async (manager) => {
       if (!(await this.directory.findIn(manager, id))) notFound();
-      await this.revocation.revokeEverything(id, manager);
+      await this.sessions.endAll(id, manager);
       await this.audit.record(manager, 'sessions_ended', id, client, { actorId: admin.id });
     });
   }

@@ -3,6 +3,7 @@ import { AccountRemovalModule } from '../account-removal/account-removal.module'
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AdminUsersController } from './admin-users.controller';
@@ -18,6 +19,7 @@ import { AdminUsersService } from './admin-users.service';
     AuditModule,
     AuthModule,
     DatabaseModule,
+    SessionsModule,
     TokensModule,
     UsersModule,
   ],

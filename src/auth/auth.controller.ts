@@ -7,7 +7,7 @@ import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { SessionId } from '../common/http/session-id.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
-import { RefreshClaims } from '../tokens/refresh-tokens.service';
+import { RefreshClaims } from '../sessions/refresh-claims';
 import { User } from '../users/user.entity';
 import { publicUser } from '../users/user.view';
 import { UserDataModel } from '../openapi/api-models';

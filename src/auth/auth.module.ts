@@ -6,6 +6,7 @@ import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RedisModule } from '../redis/redis.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AfterAnswer } from './after-answer.service';
@@ -34,6 +35,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     ConfigSectionsModule,
     DatabaseModule,
     UsersModule,
+    SessionsModule,
     TokensModule,
     MailModule,
     MetricsModule,

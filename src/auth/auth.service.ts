@@ -6,10 +6,9 @@ import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
-import { Metrics } from '../metrics/metrics.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
-import { RefreshClaims, RefreshTokensService } from '../tokens/refresh-tokens.service';
-import { RevocationService } from '../tokens/revocation.service';
+import { PASSWORD, RefreshClaims } from '../sessions/refresh-claims';
+import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';
@@ -46,15 +45,13 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly accessTokens: AccessTokensService,
-    private readonly refreshTokens: RefreshTokensService,
-    private readonly revocation: RevocationService,
+    private readonly sessions: SessionsService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly mail: MailService,
     private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
-    private readonly metrics: Metrics,
     private readonly backoff: LoginBackoff,
     private readonly afterAnswer: AfterAnswer,
     security: SecurityConfig,
@@ -201,9 +198,36 @@ export class AuthService {
       await this.audit.recordAlone('login_failed', user.id, client);
       throw new AppException('ACCOUNT_DISABLED');
     }
-    const started = await this.refreshTokens.start(user.id, user.passwordHash, client);
-    if (!started) throw new AppException('LOGIN_FAILED');
+    const session = await this.startSession(user, PASSWORD, client);
     await this.backoff.succeeded(input.email);
+    return session;
+  }
+
+  /**
+   * A session for `user`, authenticated by `methods` (checked by the caller, which started before
+   * this and took a while). Here, with the user row held, the password hash must still be the one
+   * the check saw, so a login racing a password reset cannot end up with a session the reset did
+   * not revoke; nor does a user disabled meanwhile get one. The user is read under lock, to sign
+   * the access token from.
+   */
+  async startSession(
+    user: User,
+    methods: readonly string[],
+    client?: ClientInfo,
+  ): Promise<Session> {
+    const started = await this.database.transaction(async (manager) => {
+      if ((await this.users.passwordHashShared(manager, user.id)) !== user.passwordHash) {
+        return null;
+      }
+      const current = await this.users.findIn(manager, user.id);
+      if (!current || current.disabledAt) return null;
+      const refresh = await this.sessions.start(manager, user.id, methods, client);
+      await this.audit.record(manager, 'login_succeeded', user.id, client, {
+        sessionId: refresh.family,
+      });
+      return { user: current, refresh };
+    });
+    if (!started) throw new AppException('LOGIN_FAILED');
     return {
       user: started.user,
       tokens: this.accessTokens.sessionTokens(started.user, started.refresh),
@@ -211,26 +235,8 @@ export class AuthService {
   }
 
   async refresh(claims: RefreshClaims, client?: ClientInfo): Promise<Session> {
-    const result = await this.refreshTokens.rotate(claims, client);
-    this.metrics.refreshed(
-      result.outcome === 'rotated'
-        ? 'ok'
-        : result.outcome === 'reused'
-          ? 'reuse_detected'
-          : 'invalid',
-    );
-    if (result.outcome !== 'rotated') {
-      throw new AppException('INVALID_TOKEN', {
-        message:
-          result.outcome === 'reused'
-            ? 'The refresh token was already used; the session has been ended'
-            : 'The refresh token is invalid or has expired',
-      });
-    }
-    return {
-      user: result.user,
-      tokens: this.accessTokens.sessionTokens(result.user, result.refresh),
-    };
+    const { user, refresh } = await this.sessions.rotate(claims, client);
+    return { user, tokens: this.accessTokens.sessionTokens(user, refresh) };
   }
 
   /**
@@ -246,7 +252,7 @@ export class AuthService {
     scope: LogoutScope,
     client?: ClientInfo,
   ): Promise<number> {
-    if (!(principal instanceof User) && !(await this.refreshTokens.isLive(principal))) {
+    if (!(principal instanceof User) && !(await this.sessions.isLive(principal))) {
       throw new AppException('INVALID_TOKEN');
     }
     const userId = principal instanceof User ? principal.id : principal.sub;
@@ -254,19 +260,19 @@ export class AuthService {
     if (scope !== 'all' && session === undefined) throw new AppException('INVALID_TOKEN');
     return this.database.transaction(async (manager) => {
       if (scope === 'all') {
-        await this.revocation.revokeEverything(userId, manager);
+        await this.sessions.endAll(userId, manager);
         await this.audit.record(manager, 'logout', userId, client);
         return 0;
       }
       if (scope === 'current') {
         // Ended meanwhile (another device ended it): the token no longer stands for a session.
-        if (!(await this.revocation.endSession(manager, userId, session!))) {
+        if (!(await this.sessions.end(manager, userId, session!))) {
           throw new AppException('INVALID_TOKEN');
         }
         await this.audit.record(manager, 'logout', userId, client, { sessionId: session });
         return 0;
       }
-      const ended = await this.revocation.endOtherSessions(manager, userId, session!);
+      const ended = await this.sessions.endOthers(manager, userId, session!);
       for (const other of ended) {
         await this.audit.record(manager, 'session_ended', userId, client, { sessionId: other });
       }

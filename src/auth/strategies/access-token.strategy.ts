@@ -7,7 +7,7 @@ import { AccessTokenKeys } from '../../tokens/access-token-keys';
 import { AccessTokensService } from '../../tokens/access-tokens.service';
 import { accessVerifyOptions } from '../../tokens/jwt-options';
 import { User } from '../../users/user.entity';
-import { RefreshTokensService } from '../../tokens/refresh-tokens.service';
+import { SessionsService } from '../../sessions/sessions.service';
 import { SessionCheck, UsersService } from '../../users/users.service';
 import { keyFromHeader } from './key-from-header';
 import { accessToken } from './token-extractors';
@@ -28,7 +28,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
     jwt: JwtConfig,
     keys: AccessTokenKeys,
     private readonly users: UsersService,
-    refreshTokens: RefreshTokensService,
+    sessions: SessionsService,
   ) {
     super({
       jwtFromRequest: accessToken,
@@ -37,7 +37,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
       passReqToCallback: true,
     });
     this.sessionIsLive = (manager, userId, sessionId) =>
-      refreshTokens.isFamilyLive(manager, userId, sessionId);
+      sessions.isFamilyLive(manager, userId, sessionId);
   }
 
   /**
