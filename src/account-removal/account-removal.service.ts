@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
+import { MfaService } from '../mfa/mfa.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { UsersService } from '../users/users.service';
@@ -20,6 +21,7 @@ export class AccountRemoval {
     private readonly database: Database,
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
+    private readonly mfa: MfaService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly audit: AuditTrail,
   ) {}
@@ -30,6 +32,7 @@ export class AccountRemoval {
       // Sessions before the user row, as every revocation does, so the two never deadlock; a
       // login that commits a session meanwhile waits on the row and goes with it (cascade).
       await this.sessions.deleteAllOf(manager, userId);
+      await this.mfa.removeAll(manager, userId);
       await this.verificationTokens.deleteAllOf(manager, userId);
       if (!(await this.users.delete(manager, userId))) return false;
       await this.audit.record(manager, 'account_deleted', userId, client, { actorId });

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
+import { AllowedBeforeEnrolment } from '../auth/guards/second-factor.guard';
 import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -23,6 +24,7 @@ export class ProfileController {
 
   @Get('me')
   @Authenticated()
+  @AllowedBeforeEnrolment()
   @ApiOperation({
     operationId: 'getProfile',
     summary: "The signed-in user's profile",

@@ -9,6 +9,8 @@ import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { ListOptions, UserDirectory, UserPage } from '../users/user-directory.service';
 import { Role, User } from '../users/user.entity';
+import { MfaService } from '../mfa/mfa.service';
+import { AdminUserView, adminUserView } from './admin-user.view';
 
 /**
  * What an administrator does to accounts. Each change and its audit event (naming the
@@ -26,10 +28,31 @@ export class AdminUsersService {
     private readonly audit: AuditTrail,
     private readonly removal: AccountRemoval,
     private readonly emailFlows: EmailFlowsService,
+    private readonly mfa: MfaService,
   ) {}
 
   list(options: ListOptions): Promise<UserPage> {
     return this.directory.list(options);
+  }
+
+  /** Users as administrators see them, whether two-step sign-in is on included. */
+  async views(users: User[]): Promise<AdminUserView[]> {
+    const withFactor = await this.mfa.enabledAmong(users.map((user) => user.id));
+    return users.map((user) => adminUserView(user, withFactor.has(user.id)));
+  }
+
+  async view(user: User): Promise<AdminUserView> {
+    return (await this.views([user]))[0];
+  }
+
+  /**
+   * Switches the user's second factor off (a lost phone and no recovery code left): on record
+   * with the administrator as actor, and the user is mailed.
+   */
+  async resetSecondFactor(admin: User, id: string, client: ClientInfo): Promise<User> {
+    const user = await this.get(id);
+    await this.mfa.disable(user, client, admin.id);
+    return user;
   }
 
   async get(id: string): Promise<User> {

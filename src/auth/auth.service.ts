@@ -7,7 +7,9 @@ import { Database } from '../database/database.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
-import { PASSWORD, RefreshClaims } from '../sessions/refresh-claims';
+import { MfaChallenges } from '../mfa/mfa-challenges.service';
+import { MfaService, SecondFactorMethod } from '../mfa/mfa.service';
+import { PASSWORD, PASSWORD_AND_CODE, RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
@@ -20,10 +22,19 @@ import { LogoutScope } from './dto/logout.dto';
 import { RegisterDto } from './dto/register.dto';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
+import { SecondFactorAnswer, SecondFactorCodes } from './second-factor-codes.service';
 
 export interface Session {
   user: User;
   tokens: SessionTokens;
+}
+
+/** A password login of a user with a second factor: the second step is pending. */
+export interface PendingSecondFactor {
+  mfa_required: true;
+  /** Single use, five minutes: `POST /auth/mfa/verify` takes it with a code. */
+  challenge: string;
+  methods: SecondFactorMethod[];
 }
 
 export interface Registration {
@@ -54,6 +65,9 @@ export class AuthService {
     private readonly audit: AuditTrail,
     private readonly backoff: LoginBackoff,
     private readonly afterAnswer: AfterAnswer,
+    private readonly mfa: MfaService,
+    private readonly challenges: MfaChallenges,
+    private readonly codes: SecondFactorCodes,
     security: SecurityConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
@@ -178,7 +192,7 @@ export class AuthService {
    * An account slowed down by failed logins is refused before its password is looked at: no
    * hashing work for the attacker to spend, and no answer that depends on the password.
    */
-  async login(input: LoginDto, client?: ClientInfo): Promise<Session> {
+  async login(input: LoginDto, client?: ClientInfo): Promise<Session | PendingSecondFactor> {
     const wait = await this.backoff.waiting(input.email);
     if (wait > 0) {
       throw new AppException('RATE_LIMITED', {
@@ -198,8 +212,39 @@ export class AuthService {
       await this.audit.recordAlone('login_failed', user.id, client);
       throw new AppException('ACCOUNT_DISABLED');
     }
+    const methods = await this.mfa.methodsOf(user.id);
+    // The slow-down is not lifted yet: a password alone must not reset the count of wrong codes.
+    if (methods.length > 0) {
+      return { mfa_required: true, challenge: await this.challenges.issue(user), methods };
+    }
     const session = await this.startSession(user, PASSWORD, client);
     await this.backoff.succeeded(input.email);
+    return session;
+  }
+
+  /**
+   * The second step of a login: the challenge the password step answered, and a code or a
+   * recovery code. 401 INVALID_TOKEN for an unknown, used or expired challenge (or one a logout
+   * or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code, counted. The
+   * session it starts is authenticated by the password and the one-time code (`pwd`, `otp`).
+   */
+  async completeLogin(
+    challenge: string,
+    answer: SecondFactorAnswer,
+    client: ClientInfo,
+  ): Promise<Session> {
+    const refused = () =>
+      new AppException('INVALID_TOKEN', {
+        message: 'The sign-in challenge is invalid, expired or already used: sign in again',
+      });
+    const opened = await this.challenges.peek(challenge);
+    if (!opened) throw refused();
+    const user = await this.users.findById(opened.userId);
+    if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) throw refused();
+    await this.codes.confirm(user, answer, client);
+    if (!(await this.challenges.use(challenge))) throw refused();
+    const session = await this.startSession(user, PASSWORD_AND_CODE, client);
+    await this.backoff.succeeded(user.email);
     return session;
   }
 

@@ -5,6 +5,7 @@ import {
   HeadersObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
+import { MfaChallengeEnvelopeModel } from '../mfa/mfa.view';
 import { ErrorEnvelopeModel, TokenResponseModel, UserEnvelopeModel } from './api-models';
 
 /** A code at its catalogue status, or `[code, status]` where the contract gives it another. */
@@ -141,11 +142,16 @@ export const TOKEN_DELIVERY = 'X-Token-Delivery';
 /**
  * Login's and refresh's 200, whose shape the client picks with `X-Token-Delivery`: both shapes
  * as a `oneOf` of two named schemas, told apart by a property only one of them has, so that a
- * generated client narrows the answer without a cast.
+ * generated client narrows the answer without a cast. `secondFactor`: login's third shape, the
+ * pending second step (`MfaChallengeEnvelopeModel`, whose `data` has `mfa_required`).
  */
-export function ApiTokenDelivery(message: string): MethodDecorator {
+export function ApiTokenDelivery(message: string, secondFactor = false): MethodDecorator {
+  const challenge = secondFactor
+    ? ' For a user with a second factor, whatever the header: `MfaChallengeEnvelopeModel` ' +
+      '(`data.mfa_required`), no cookies and no tokens.'
+    : '';
   return applyDecorators(
-    ApiExtraModels(UserEnvelopeModel, TokenResponseModel),
+    ApiExtraModels(UserEnvelopeModel, TokenResponseModel, MfaChallengeEnvelopeModel),
     ApiHeader({
       name: TOKEN_DELIVERY,
       required: false,
@@ -162,7 +168,8 @@ export function ApiTokenDelivery(message: string): MethodDecorator {
       description:
         `${message}. Without \`${TOKEN_DELIVERY}: body\`: \`UserEnvelopeModel\` (has ` +
         '`success`), the tokens in Set-Cookie. With it: `TokenResponseModel` (has ' +
-        '`access_token`), no envelope, no cookies.',
+        '`access_token`), no envelope, no cookies.' +
+        challenge,
       headers: {
         'Set-Cookie': {
           ...SET_COOKIES['Set-Cookie'],
@@ -173,6 +180,7 @@ export function ApiTokenDelivery(message: string): MethodDecorator {
         oneOf: [
           { $ref: getSchemaPath(UserEnvelopeModel) },
           { $ref: getSchemaPath(TokenResponseModel) },
+          ...(secondFactor ? [{ $ref: getSchemaPath(MfaChallengeEnvelopeModel) }] : []),
         ],
       },
     }),

@@ -2,6 +2,11 @@ import { SessionAuth } from '../tokens/access-tokens.service';
 
 /** A password login's: the only way into a session before any other method existed. */
 export const PASSWORD: readonly string[] = Object.freeze(['pwd']);
+/**
+ * The password and a one-time code (from an authenticator app, or a recovery code: RFC 8176 has
+ * no name of its own for the latter, and `otp` is the closest).
+ */
+export const PASSWORD_AND_CODE: readonly string[] = Object.freeze(['pwd', 'otp']);
 
 export interface RefreshClaims {
   sub: string;

@@ -7,7 +7,8 @@ import { ClientInfo } from '../common/http/request-context';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
-import { hashToken, successorJti } from '../tokens/token-hash';
+import { hashToken, randomToken, successorJti } from '../tokens/token-hash';
+import { SessionAuth } from '../tokens/access-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { IssuedRefreshToken, RefreshClaims, authOfClaims } from './refresh-claims';
@@ -52,11 +53,22 @@ export class RefreshRotation {
     private readonly metrics: Metrics,
   ) {}
 
-  async rotate(claims: RefreshClaims, client?: ClientInfo): Promise<Rotated> {
+  /**
+   * `reauthenticated`: the session was just authenticated again (step-up); the successor and its
+   * access token carry that instead of the session's earlier authentication. Only a live,
+   * unrotated token can be rotated so: a retired copy is refused rather than answered with a
+   * successor that does not say it.
+   */
+  async rotate(
+    claims: RefreshClaims,
+    client?: ClientInfo,
+    reauthenticated?: SessionAuth,
+  ): Promise<Rotated> {
     const rotated = await this.database
       .transaction(async (manager) => {
-        const refresh =
-          (await this.claimLive(manager, claims)) ?? (await this.retired(manager, claims, client));
+        const live = await this.claimLive(manager, claims, reauthenticated);
+        if (!live && reauthenticated) throw refused();
+        const refresh = live ?? (await this.retired(manager, claims, client));
         if (refresh === STOLEN) return STOLEN;
         // Read before the commit, while the session row is held: every revocation must lock
         // that row too (sessions first, then the user), so none can commit in between, and the
@@ -82,6 +94,39 @@ export class RefreshRotation {
   }
 
   /**
+   * A new refresh token for the session `familyId`, authenticated again, when the caller has no
+   * refresh token of it at hand (a bearer client's step-up): its current row is retired and a
+   * successor of a fresh id inserted. A copy of the retired token presented in the grace window
+   * does not find this successor (it is not derived from it) and is refused, as any stale token.
+   */
+  async renew(userId: string, familyId: string, auth: SessionAuth): Promise<Rotated> {
+    return this.database.transaction(async (manager) => {
+      const now = new Date();
+      const current = await manager.withRepository(this.sessions).findOne({
+        where: { userId, familyId, rotatedAt: IsNull(), revokedAt: IsNull() },
+        lock: this.database.rowLock,
+      });
+      if (!current || this.lifetime.expiryOf(current).getTime() <= now.getTime()) throw refused();
+      await manager
+        .withRepository(this.sessions)
+        .update({ id: current.id, rotatedAt: IsNull() }, { rotatedAt: now });
+      const start = this.lifetime.startOf(current);
+      const refresh = await this.rows.insertSuccessor(
+        manager,
+        current,
+        randomToken(),
+        now,
+        start,
+        auth,
+      );
+      const user = await this.users.findForTokenCheck(manager, userId);
+      if (!user || user.disabledAt) throw refused();
+      this.metrics.refreshed('ok');
+      return { refresh, user };
+    });
+  }
+
+  /**
    * The common case in one statement: the presented token is live and not yet rotated, and its
    * session younger than SESSION_MAX_AGE (judged in the statement, so a lowered one holds at
    * once), so it is marked rotated (and held) and its successor inserted. Its expiry is the
@@ -90,6 +135,7 @@ export class RefreshRotation {
   private async claimLive(
     manager: EntityManager,
     claims: RefreshClaims,
+    reauthenticated: SessionAuth | undefined,
   ): Promise<IssuedRefreshToken | undefined> {
     const now = new Date();
     const claimed = await this.database.write(
@@ -113,14 +159,9 @@ export class RefreshRotation {
         : undefined;
     const start = row ? this.lifetime.startOf(row) : new Date(claims.sst! * 1000);
     const next = successorJti(this.jwt.refreshSecret, claims.jti);
-    return this.rows.insertSuccessor(
-      manager,
-      claims,
-      next,
-      now,
-      start,
-      row ? this.rows.authOf(row) : auth!,
-    );
+    const source = { id: hashToken(claims.jti), userId: claims.sub, familyId: claims.fam };
+    const kept = row ? this.rows.authOf(row) : auth!;
+    return this.rows.insertSuccessor(manager, source, next, now, start, reauthenticated ?? kept);
   }
 
   /** A token already rotated (grace window or reuse), revoked, expired or unknown. */

@@ -65,13 +65,13 @@ export class SessionRows {
    */
   async insertSuccessor(
     manager: EntityManager,
-    claims: RefreshClaims,
+    source: Pick<RefreshSession, 'id' | 'userId' | 'familyId'>,
     jti: string,
     now: Date,
     start: Date,
     auth: SessionAuth,
   ): Promise<IssuedRefreshToken> {
-    const row = this.newRow(claims.sub, claims.fam, jti, now, start, auth);
+    const row = this.newRow(source.userId, source.familyId, jti, now, start, auth);
     const inserted = await this.database.write(
       manager,
       'INSERT INTO refresh_sessions (id, user_id, family_id, created_at, expires_at,' +
@@ -85,7 +85,7 @@ export class SessionRows {
         this.database.sqlDate(start),
         this.database.sqlDate(auth.authTime),
         row.amr,
-        hashToken(claims.jti),
+        source.id,
       ],
     );
     // The claimed row is held by this transaction: it cannot have gone.

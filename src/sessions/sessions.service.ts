@@ -52,6 +52,27 @@ export class SessionsService {
     return this.rotation.rotate(claims, client);
   }
 
+  /**
+   * The session `familyId` of the user was just authenticated again by `methods` (step-up): new
+   * tokens for it, its `auth_time` now and its `amr` those methods, its start unchanged. With
+   * the session's refresh token at hand (a browser sends the cookie) it is rotated as a refresh
+   * would, so parallel tabs keep the grace window; without, the session's current token is
+   * retired for a new one. 401 INVALID_TOKEN when the session is not live.
+   */
+  reauthenticate(
+    userId: string,
+    familyId: string,
+    methods: readonly string[],
+    presented: RefreshClaims | undefined,
+    client?: ClientInfo,
+  ): Promise<Rotated> {
+    const auth = { methods, authTime: new Date() };
+    if (presented?.sub === userId && presented.fam === familyId) {
+      return this.rotation.rotate(presented, client, auth);
+    }
+    return this.rotation.renew(userId, familyId, auth);
+  }
+
   /** The session behind these claims is live: not revoked, not expired, not retired long ago. */
   async isLive(claims: RefreshClaims): Promise<boolean> {
     const row = await this.database.run((manager) =>

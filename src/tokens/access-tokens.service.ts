@@ -24,10 +24,13 @@ export interface AccessClaims {
   role: string;
   /** RFC 9068: the client the token was issued to (JWT_CLIENT_ID). */
   client_id: string;
-  /** When the session was last authenticated (OpenID Connect's claim), epoch seconds. */
-  auth_time: number;
+  /**
+   * When the session was last authenticated (OpenID Connect's claim), epoch seconds. Absent
+   * from tokens issued before it was added (they count as not recent).
+   */
+  auth_time?: number;
   /** The methods that authenticated it (RFC 8176): `pwd`, `otp`, `hwk`, `mfa`… */
-  amr: string[];
+  amr?: string[];
 }
 
 /** How a session was authenticated: its access tokens' `amr` and `auth_time`. */

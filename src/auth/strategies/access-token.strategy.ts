@@ -51,8 +51,10 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
     if (!AccessTokensService.isAccessClaims(payload)) return null;
     const user = await this.users.findForAccessCheck(payload.sub, payload.sid, this.sessionIsLive);
     if (!user || user.tokenVersion !== payload.ver || user.disabledAt) return null;
-    // For the routes that act on "this session" (logout's scopes, the sessions list).
+    // For the routes that act on "this session" (logout's scopes, the sessions list), and those
+    // that need a recent sign-in.
     req.sessionId = payload.sid;
+    req.authTime = payload.auth_time;
     return user;
   }
 }
