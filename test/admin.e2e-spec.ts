@@ -127,6 +127,7 @@ describe('administration of accounts', () => {
         verified_at: null,
         disabled: false,
         disabled_at: null,
+        two_factor: false,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPassword } from '../auth/current-password.service';
-import { Authenticated } from '../auth/decorators/authenticated.decorator';
-import { AllowedBeforeEnrolment, RecentlyAuthenticated } from '../auth/guards/second-factor.guard';
+import { AuthenticatedBeforeEnrolment } from '../auth/decorators/authenticated.decorator';
+import { RecentlyAuthenticated } from '../auth/guards/second-factor.guard';
 import { SecondFactorCodes } from '../auth/second-factor-codes.service';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -28,8 +28,7 @@ import { User } from '../users/user.entity';
  */
 @ApiTags('users')
 @Controller('users/me/mfa')
-@Authenticated()
-@AllowedBeforeEnrolment()
+@AuthenticatedBeforeEnrolment()
 export class MfaController {
   constructor(
     private readonly mfa: MfaService,
@@ -78,7 +77,14 @@ export class MfaController {
       'address is mailed.',
   })
   @ApiEnvelope(200, 'Two-step sign-in is on', { data: RecoveryCodesModel })
-  @ApiErrors('INVALID_MFA_CODE', 'RATE_LIMITED', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
+  @ApiErrors(
+    'INVALID_TOKEN',
+    'INVALID_MFA_CODE',
+    'RATE_LIMITED',
+    'FORBIDDEN_ORIGIN',
+    ...JSON_BODY,
+    ...STORED,
+  )
   async confirm(
     @RequestUser() user: User,
     @Body() body: ConfirmTotpDto,
@@ -119,6 +125,7 @@ export class MfaController {
   })
   @ApiEnvelope(200, 'Two-step sign-in is off')
   @ApiErrors(
+    'INVALID_TOKEN',
     'INVALID_MFA_CODE',
     'INVALID_PASSWORD',
     'RATE_LIMITED',

@@ -29,12 +29,8 @@ const USER_ID = ApiParam({
 });
 /** Every route taking an `:id` answers 404 USER_NOT_FOUND for an id no account has. */
 const TARGET = ['USER_NOT_FOUND', ...STORED] as const;
-/**
- * The 403s of a state-changing route. FORBIDDEN is repeated from the class's
- * `@Authenticated('admin')`: a route's own 403 (FORBIDDEN_ORIGIN) replaces the class's 403 in
- * the document rather than adding to it, since class decorators run after the method's.
- */
-const CHANGE = ['FORBIDDEN', 'FORBIDDEN_ORIGIN'] as const;
+/** The 403 of a state-changing route, beside the controller's (ApiErrors merges them). */
+const CHANGE = ['FORBIDDEN_ORIGIN'] as const;
 
 /**
  * Administration of accounts, for `role: admin` only (403 FORBIDDEN to anyone else). The first

@@ -13,7 +13,8 @@ import { User } from '../../users/user.entity';
 import { SecondFactorPolicy } from '../second-factor-policy';
 
 const RECENT = 'auth:recent-authentication';
-const BEFORE_ENROLMENT = 'auth:before-mfa-enrolment';
+/** Set by `@AuthenticatedBeforeEnrolment()`. */
+export const BEFORE_ENROLMENT = 'auth:before-mfa-enrolment';
 
 /**
  * A route (or controller) that needs a recent sign-in (step-up): the access token's session was
@@ -24,14 +25,11 @@ const BEFORE_ENROLMENT = 'auth:before-mfa-enrolment';
 export const RecentlyAuthenticated = () =>
   applyDecorators(SetMetadata(RECENT, true), ApiErrors('REAUTHENTICATION_REQUIRED'));
 
-/** A route a user who must enrol a second factor may still use: enrolment, profile. */
-export const AllowedBeforeEnrolment = () => SetMetadata(BEFORE_ENROLMENT, true);
-
 /**
  * After the access-token and role guards of `@Authenticated()`: a user whose role
  * MFA_REQUIRED_ROLES names and who has no second factor gets 403 MFA_ENROLMENT_REQUIRED from
- * every route but those marked `@AllowedBeforeEnrolment()` (logout takes its own guard and stays
- * open); a route marked `@RecentlyAuthenticated()` needs a recent sign-in.
+ * every route but those of `@AuthenticatedBeforeEnrolment()` (logout takes its own guard and
+ * stays open); a route marked `@RecentlyAuthenticated()` needs a recent sign-in.
  */
 @Injectable()
 export class SecondFactorGuard implements CanActivate {
