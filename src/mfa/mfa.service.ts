@@ -188,7 +188,14 @@ export class MfaService {
           step,
         })
         .execute();
-      return claimed.affected === 1;
+      if (claimed.affected !== 1) return false;
+      // A secret sealed before MFA_ENCRYPTION_KEY was rotated: sealed again, now it is open.
+      if (!this.box.sealedWithCurrent(factor.totpSecret)) {
+        await manager
+          .withRepository(this.factors)
+          .update({ userId }, { totpSecret: this.box.seal(this.box.open(factor.totpSecret)) });
+      }
+      return true;
     });
   }
 
