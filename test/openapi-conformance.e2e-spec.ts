@@ -185,6 +185,13 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     http().post(path).set('Content-Type', 'text/plain').send('plain text');
   const bearer = (request: ReturnType<ReturnType<typeof http>['get']>) =>
     request.set('Authorization', `Bearer ${session.access}`);
+  /** A cookie-authenticated change sent from a foreign page: the CSRF rule's 403. */
+  const fromForeignPage = (method: 'post' | 'delete', path: string) => {
+    const client = http();
+    return client[method](path)
+      .set('Origin', FOREIGN_ORIGIN)
+      .set('Cookie', `access_token=${session.access}`);
+  };
   const newest = async (to: string) => {
     const mail = (await t.outbox()).filter((received) => received.to === to).at(-1);
     if (!mail?.token) throw new Error(`No mail with a token to ${to}`);
@@ -720,14 +727,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         [200, async () => withBearer((await fresh()).access, http().post(path))],
         [400, async () => withBearer((await enrolled()).access, http().post(path))],
         [401, () => http().post(path)],
-        [
-          403,
-          () =>
-            http()
-              .post(path)
-              .set('Origin', FOREIGN_ORIGIN)
-              .set('Cookie', `access_token=${session.access}`),
-        ],
+        [403, () => fromForeignPage('post', path)],
         [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
       ];
     },
@@ -756,15 +756,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
             return withBearer(account.access, http().post(path)).send({ code: '000000' });
           },
         ],
-        [
-          403,
-          () =>
-            http()
-              .post(path)
-              .set('Origin', FOREIGN_ORIGIN)
-              .set('Cookie', `access_token=${session.access}`)
-              .send({ code: '123456' }),
-        ],
+        [403, () => fromForeignPage('post', path).send({ code: '123456' })],
         [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
       ];
     },
@@ -774,14 +766,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         [200, async () => withBearer((await enrolled()).access, http().post(path))],
         [400, () => bearer(http().post(path))],
         [401, () => http().post(path)],
-        [
-          403,
-          () =>
-            http()
-              .post(path)
-              .set('Origin', FOREIGN_ORIGIN)
-              .set('Cookie', `access_token=${session.access}`),
-        ],
+        [403, () => fromForeignPage('post', path)],
         [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
       ];
     },
@@ -855,15 +840,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
           async () =>
             withBearer((await fresh()).access, http().post(path)).send({ password: 'wrong one' }),
         ],
-        [
-          403,
-          () =>
-            http()
-              .post(path)
-              .set('Origin', FOREIGN_ORIGIN)
-              .set('Cookie', `access_token=${session.access}`)
-              .send({ password: PASSWORD }),
-        ],
+        [403, () => fromForeignPage('post', path).send({ password: PASSWORD })],
         [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
       ];
     },
