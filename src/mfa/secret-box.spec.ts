@@ -1,9 +1,13 @@
-import { MfaConfig } from '../config/config.sections';
 import { SecretBox } from './secret-box';
 
 const key = (fill: number) => Buffer.alloc(32, fill);
 const box = (current: Buffer, previous: Buffer[] = []) =>
-  new SecretBox({ encryptionKey: current, previousEncryptionKeys: previous } as MfaConfig);
+  new SecretBox({
+    encryptionKey: current,
+    previousEncryptionKeys: previous,
+    stepUpMaxAge: 600,
+    requiredRoles: [],
+  });
 
 describe('SecretBox', () => {
   it('seals so that only the key opens it, never the same way twice', () => {
