@@ -33,6 +33,7 @@ module.exports = {
           '/test/redis-hang',
           '/test/shared-login-backoff',
           '/test/account-instances',
+          '/test/second-factor-instances',
           '/test/admin-multi-instance',
           '/test/mail-cap-instances',
         ]),

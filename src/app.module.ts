@@ -15,7 +15,6 @@ import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
-import { SessionsModule } from './sessions/sessions.module';
 
 /**
  * The whole service. Configuration is read and validated while the app is built (ConfigSource:
@@ -31,7 +30,6 @@ import { SessionsModule } from './sessions/sessions.module';
     ThrottlingModule,
     AuthModule,
     AccountModule,
-    SessionsModule,
     AccountRemovalModule,
     AdminModule,
     HealthModule,

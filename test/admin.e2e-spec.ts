@@ -1,5 +1,5 @@
 import { AuditEvent } from '../src/audit/audit-event.entity';
-import { RefreshSession } from '../src/tokens/refresh-session.entity';
+import { RefreshSession } from '../src/sessions/refresh-session.entity';
 import { VerificationToken } from '../src/tokens/verification-token.entity';
 import { UserDirectory } from '../src/users/user-directory.service';
 import {
@@ -127,6 +127,7 @@ describe('administration of accounts', () => {
         verified_at: null,
         disabled: false,
         disabled_at: null,
+        two_factor: false,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

@@ -41,7 +41,8 @@ describe('boot', () => {
         'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production; ' +
           'JWT_REFRESH_SECRET is required when NODE_ENV=production; ' +
           'HTTP_PLATFORM must be one of express, fastify (got "koa"); ' +
-          'SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)\n',
+          'SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files); ' +
+          'MFA_ENCRYPTION_KEY is required when NODE_ENV=production\n',
       );
     } finally {
       rmSync(cwd, { recursive: true, force: true });

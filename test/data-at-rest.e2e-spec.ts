@@ -61,6 +61,8 @@ describe('what the database holds', () => {
       { name: 'AccountProfile1764201600000' },
       { name: 'SessionDetails1764288000000' },
       { name: 'DisabledAccounts1764374400000' },
+      { name: 'SessionAuthentication1764460800000' },
+      { name: 'SecondFactor1764547200000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);

@@ -323,6 +323,7 @@ describe('a previous key (JWT_PREVIOUS_PUBLIC_KEYS) keeps verifying', () => {
     t = await startTestApp({
       // Production: the keys must come from the environment, and no access secret is needed.
       NODE_ENV: 'production',
+      MFA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
       JWT_ALGORITHM: 'ES256',
       JWT_ACCESS_SECRET: '',
       // One line with the line breaks written as \n, as environment files often carry PEMs.

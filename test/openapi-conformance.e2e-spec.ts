@@ -14,6 +14,7 @@ import {
 } from './support/auth-helpers';
 import { UserDirectory } from '../src/users/user-directory.service';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
+import { Authenticator } from './support/authenticator';
 
 /**
  * Issue 15: every live answer, success and documented failure, checked against openapi.json by a
@@ -143,6 +144,19 @@ const ajv = buildValidator(DOCUMENT);
  * strategies, so the second one's would reject the first one's tokens.
  */
 const PROVEN_ELSEWHERE: Record<string, string[]> = { 'GET /metrics': ['404'] };
+/**
+ * Operations whose documented 403 names MFA_ENROLMENT_REQUIRED: proven by the instance below that
+ * requires a second factor of every user, as every other 403 of theirs is by the main one.
+ */
+const ENROLMENT_GUARDED = OPERATIONS.filter((operation) => {
+  const [method, path] = operation.split(' ');
+  return JSON.stringify(
+    DOCUMENT.paths[path][method.toLowerCase()].responses['403']?.content ?? {},
+  ).includes('MFA_ENROLMENT_REQUIRED');
+});
+for (const operation of ENROLMENT_GUARDED) {
+  PROVEN_ELSEWHERE[operation] = [...(PROVEN_ELSEWHERE[operation] ?? []), '403'];
+}
 
 describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)', () => {
   let t: TestApp;
@@ -171,6 +185,13 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     http().post(path).set('Content-Type', 'text/plain').send('plain text');
   const bearer = (request: ReturnType<ReturnType<typeof http>['get']>) =>
     request.set('Authorization', `Bearer ${session.access}`);
+  /** A cookie-authenticated change sent from a foreign page: the CSRF rule's 403. */
+  const fromForeignPage = (method: 'post' | 'delete', path: string) => {
+    const client = http();
+    return client[method](path)
+      .set('Origin', FOREIGN_ORIGIN)
+      .set('Cookie', `access_token=${session.access}`);
+  };
   const newest = async (to: string) => {
     const mail = (await t.outbox()).filter((received) => received.to === to).at(-1);
     if (!mail?.token) throw new Error(`No mail with a token to ${to}`);
@@ -221,6 +242,25 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
   const asAdmin = (method: Method, path: string) => by(admin, method, path);
   const textTo = (method: Method, path: string) =>
     asAdmin(method, path).set('Content-Type', 'text/plain').send('plain text');
+  /** A fresh account with two-step sign-in on, and its authenticator app. */
+  const enrolled = async () => {
+    const account = await fresh();
+    const begun = await withBearer(account.access, http().post('/api/v1/users/me/mfa/totp'));
+    const app = new Authenticator(begun.body.data.secret as string);
+    await withBearer(account.access, http().post('/api/v1/users/me/mfa/totp/confirm'))
+      .send({ code: await app.code() })
+      .expect(200);
+    return { ...account, app };
+  };
+  /** A login's second step pending for a fresh enrolled account. */
+  const pending = async () => {
+    const account = await enrolled();
+    const step = await json('/api/v1/auth/login', {
+      email: account.credentials.email,
+      password: PASSWORD,
+    }).expect(200);
+    return { ...account, challenge: step.body.data.challenge as string };
+  };
   /** A fresh account for a change that uses one up (disable, delete). */
   const freshUserId = async () => (await registerAndLogin(t)).user.id;
   const MISSING = '/api/v1/admin/users/user_000000000000000000';
@@ -677,6 +717,133 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       ];
     },
     'GET /api/v1/users/me/email/confirm': () => pageCases('/api/v1/users/me/email/confirm'),
+    'GET /api/v1/users/me/mfa': () => [
+      [200, () => bearer(http().get('/api/v1/users/me/mfa'))],
+      [401, () => http().get('/api/v1/users/me/mfa')],
+    ],
+    'POST /api/v1/users/me/mfa/totp': () => {
+      const path = '/api/v1/users/me/mfa/totp';
+      return [
+        [200, async () => withBearer((await fresh()).access, http().post(path))],
+        [400, async () => withBearer((await enrolled()).access, http().post(path))],
+        [401, () => http().post(path)],
+        [403, () => fromForeignPage('post', path)],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'POST /api/v1/users/me/mfa/totp/confirm': () => {
+      const path = '/api/v1/users/me/mfa/totp/confirm';
+      return [
+        [
+          200,
+          async () => {
+            const account = await fresh();
+            const begun = await withBearer(
+              account.access,
+              http().post('/api/v1/users/me/mfa/totp'),
+            );
+            const app = new Authenticator(begun.body.data.secret as string);
+            return withBearer(account.access, http().post(path)).send({ code: await app.code() });
+          },
+        ],
+        [400, () => bearer(http().post(path)).send({})],
+        [401, () => http().post(path).send({ code: '123456' })],
+        [
+          401,
+          async () => {
+            const account = await fresh();
+            await withBearer(account.access, http().post('/api/v1/users/me/mfa/totp')).expect(200);
+            return withBearer(account.access, http().post(path)).send({ code: '000000' });
+          },
+        ],
+        [403, () => fromForeignPage('post', path).send({ code: '123456' })],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'POST /api/v1/users/me/mfa/recovery-codes': () => {
+      const path = '/api/v1/users/me/mfa/recovery-codes';
+      return [
+        [200, async () => withBearer((await enrolled()).access, http().post(path))],
+        [400, () => bearer(http().post(path))],
+        [401, () => http().post(path)],
+        [403, () => fromForeignPage('post', path)],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'DELETE /api/v1/users/me/mfa/totp': () => {
+      const path = '/api/v1/users/me/mfa/totp';
+      const off = (access: string) => http().delete(path).set('Authorization', `Bearer ${access}`);
+      return [
+        [200, async () => off((await enrolled()).access).send({ password: PASSWORD })],
+        [400, () => off(session.access).send({})],
+        [401, () => http().delete(path).send({ password: PASSWORD })],
+        [401, async () => off((await enrolled()).access).send({ code: '000000' })],
+        [403, async () => off((await enrolled()).access).send({ password: 'wrong one' })],
+        [415, () => off(session.access).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'DELETE /api/v1/admin/users/{id}/mfa': () => [
+      [200, async () => asAdmin('delete', `/api/v1/admin/users/${(await enrolled()).user.id}/mfa`)],
+      [400, async () => asAdmin('delete', `/api/v1/admin/users/${await freshUserId()}/mfa`)],
+      ...guarded('delete', '/mfa'),
+    ],
+    'POST /api/v1/auth/mfa/verify': () => {
+      const path = '/api/v1/auth/mfa/verify';
+      return [
+        [
+          200,
+          async () => {
+            const step = await pending();
+            return json(path, { challenge: step.challenge, code: await step.app.code() });
+          },
+        ],
+        [
+          200,
+          async () => {
+            const step = await pending();
+            return json(path, { challenge: step.challenge, code: await step.app.code() }).set(
+              'X-Token-Delivery',
+              'body',
+            );
+          },
+        ],
+        [400, () => json(path, {})],
+        [401, () => json(path, { challenge: 'not-a-challenge', code: '123456' })],
+        [401, async () => json(path, { challenge: (await pending()).challenge, code: '000000' })],
+        [415, () => plainText(path)],
+      ];
+    },
+    'POST /api/v1/auth/reauthenticate': () => {
+      const path = '/api/v1/auth/reauthenticate';
+      return [
+        [
+          200,
+          async () =>
+            withBearer((await fresh()).access, http().post(path)).send({ password: PASSWORD }),
+        ],
+        [
+          200,
+          async () =>
+            withBearer((await fresh()).access, http().post(path))
+              .set('X-Token-Delivery', 'body')
+              .send({ password: PASSWORD }),
+        ],
+        [400, () => bearer(http().post(path)).send({})],
+        [401, () => http().post(path).send({ password: PASSWORD })],
+        [
+          401,
+          async () =>
+            withBearer((await enrolled()).access, http().post(path)).send({ code: '000000' }),
+        ],
+        [
+          403,
+          async () =>
+            withBearer((await fresh()).access, http().post(path)).send({ password: 'wrong one' }),
+        ],
+        [403, () => fromForeignPage('post', path).send({ password: PASSWORD })],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
     'GET /api/v1/health': () => documentOnly('/api/v1/health'),
     'GET /api/v1/health/ready': () => documentOnly('/api/v1/health/ready'),
     'GET /.well-known/jwks.json': () => documentOnly('/.well-known/jwks.json'),
@@ -777,5 +944,33 @@ describe('OpenAPI conformance under limits of one, without METRICS_TOKEN', () =>
     }
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(15);
+  });
+});
+
+describe('OpenAPI conformance where every user must have a second factor', () => {
+  let strict: TestApp;
+  beforeAll(async () => {
+    strict = await startTestApp({ MFA_REQUIRED_ROLES: 'user,admin' });
+  });
+  afterAll(() => strict?.close());
+
+  it('answers 403 MFA_ENROLMENT_REQUIRED as documented wherever the document says it may', async () => {
+    const { access } = await registerAndLogin(strict);
+    const problems: string[] = [];
+    for (const operation of ENROLMENT_GUARDED) {
+      const [method, path] = operation.split(' ');
+      const verb = method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
+      const client = strict.http();
+      const request = client[verb](path.replace('{id}', 'user_000000000000000000')).set(
+        'Authorization',
+        `Bearer ${access}`,
+      );
+      problems.push(
+        ...check(ajv, operation, await (verb === 'get' ? request : request.send({})), 403).problems,
+      );
+    }
+    expect(problems).toEqual([]);
+    expect(ENROLMENT_GUARDED.length).toBeGreaterThan(10);
+    expect(ENROLMENT_GUARDED).not.toContain('GET /api/v1/users/me');
   });
 });

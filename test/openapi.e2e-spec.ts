@@ -200,7 +200,7 @@ describe('OpenAPI', () => {
     expect(COMMITTED.servers).toEqual([expect.objectContaining({ url: '/' })]);
   });
 
-  it("tells login's two answer shapes apart by a property only one of them has", async () => {
+  it("tells login's answer shapes apart by a property only one of them has", async () => {
     const schemas = COMMITTED.components.schemas;
     for (const path of ['/api/v1/auth/login', '/api/v1/auth/refresh']) {
       const shapes =
@@ -208,8 +208,15 @@ describe('OpenAPI', () => {
       expect(shapes?.map(({ $ref }) => $ref)).toEqual([
         '#/components/schemas/UserEnvelopeModel',
         '#/components/schemas/TokenResponseModel',
+        // Login only: the second step pending, for a user with a second factor.
+        ...(path.endsWith('login') ? ['#/components/schemas/MfaChallengeEnvelopeModel'] : []),
       ]);
     }
+    // Both envelopes have `success`: their data tell them apart.
+    expect(schemas.MfaChallengeModel.required).toEqual(
+      expect.arrayContaining(['mfa_required', 'challenge', 'methods']),
+    );
+    expect(schemas.UserDataModel.required).toEqual(['user']);
     const envelope = schemas.UserEnvelopeModel;
     const tokens = schemas.TokenResponseModel;
     expect(envelope.required).toContain('success');

@@ -1,6 +1,6 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
-import { RefreshTokensService } from '../src/tokens/refresh-tokens.service';
+import { SessionsService } from '../src/sessions/sessions.service';
 import {
   LoggedIn,
   cookiesOf,
@@ -55,7 +55,7 @@ describe('which failed refreshes clear the cookies', () => {
 
   it('leaves the cookies alone on an unexpected fault (500)', async () => {
     const session = await registerAndLogin(t);
-    const rotations = t.app.get(RefreshTokensService);
+    const rotations = t.app.get(SessionsService);
     const fault = jest.spyOn(rotations, 'rotate').mockRejectedValue(new Error('disk on fire'));
     const during = await Promise.resolve(refresh(session.refresh)).finally(() =>
       fault.mockRestore(),

@@ -1,6 +1,6 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
-import { RefreshSession } from '../src/tokens/refresh-session.entity';
+import { RefreshSession } from '../src/sessions/refresh-session.entity';
 import { LoggedIn, cookiesOf, expectError, registerAndLogin } from './support/auth-helpers';
 import { APP_ORIGIN, REFRESH_SECRET, TestApp, startTestApp } from './support/test-app';
 

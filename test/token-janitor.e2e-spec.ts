@@ -1,4 +1,5 @@
-import { RefreshSession } from '../src/tokens/refresh-session.entity';
+import { RefreshSession } from '../src/sessions/refresh-session.entity';
+import { SessionJanitor } from '../src/sessions/session-janitor.service';
 import { TokenJanitor } from '../src/tokens/token-janitor.service';
 import { VerificationToken } from '../src/tokens/verification-token.entity';
 import {
@@ -43,7 +44,8 @@ describe('purging dead tokens', () => {
       { expiresAt: new Date(Date.now() - 1000) },
     );
 
-    const removed = await t.app.get(TokenJanitor).purge();
+    const removed =
+      (await t.app.get(SessionJanitor).purge()) + (await t.app.get(TokenJanitor).purge());
     expect(removed).toBeGreaterThanOrEqual(3);
 
     const left = await sessions().find();
@@ -72,7 +74,7 @@ describe('purging dead tokens', () => {
     const family = familyOf(victim.refresh);
     expect(await sessions().countBy({ familyId: family })).toBe(2);
 
-    const janitor = t.app.get(TokenJanitor);
+    const janitor = t.app.get(SessionJanitor);
     // Within the grace window (0 s here) and its 10 s margin the rotated row stays.
     expect(await janitor.purgeRetired(new Date(Date.now() + 5_000))).toBe(0);
     expect(await janitor.purgeRetired(new Date(Date.now() + 11_000))).toBeGreaterThanOrEqual(1);

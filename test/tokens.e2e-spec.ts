@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import * as jwt from 'jsonwebtoken';
-import { RefreshTokensService } from '../src/tokens/refresh-tokens.service';
+import { SessionsService } from '../src/sessions/sessions.service';
 import { TEST_ISSUER, accessClaims, signAccess } from './support/access-tokens';
 import {
   LoggedIn,
@@ -59,7 +59,7 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
     expectError(await t.http().get('/api/v1/auth/verify-token'), 401, 'INVALID_TOKEN');
   });
 
-  it('issues RFC 9068 access tokens: typ at+jwt, iss, aud, sub, iat, exp, jti, sid and client_id', async () => {
+  it('issues RFC 9068 access tokens: typ at+jwt, iss, aud, sub, iat, exp, jti, sid, client_id, auth_time and amr', async () => {
     await verifyWithBearer(signAccess(accessClaims(session))).expect(200);
     const { header, payload } = jwt.decode(session.access, { complete: true })!;
     expect(header).toEqual({ alg: 'HS256', typ: 'at+jwt' });
@@ -75,7 +75,12 @@ describe('access tokens: verify-token, forged and expired tokens', () => {
       ver: 0,
       role: 'user',
       client_id: 'auth-service',
+      // Authenticated by the password, at the login (RFC 8176, OpenID Connect).
+      auth_time: expect.any(Number),
+      amr: ['pwd'],
     });
+    expect(claims.auth_time).toBeGreaterThanOrEqual((claims.iat as number) - 5);
+    expect(claims.auth_time).toBeLessThanOrEqual(claims.iat as number);
     // The session is the refresh token's family: a per-session logout can name it.
     expect(claims.sid).toBe((jwt.decode(session.refresh) as { fam: string }).fam);
   });
@@ -234,6 +239,30 @@ describe('refresh rotation and logout', () => {
     await refresh(cookies.refresh_token.value).expect(200);
   });
 
+  it("keeps the session's auth_time and amr through every refresh, old tokens included", async () => {
+    const session = await registerAndLogin(t);
+    const loginClaims = jwt.decode(session.access) as { auth_time: number; amr: string[] };
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const first = cookiesOf(await refresh(session.refresh).expect(200));
+    const second = cookiesOf(await refresh(first.refresh_token.value).expect(200));
+    for (const cookies of [first, second]) {
+      expect(jwt.decode(cookies.access_token.value)).toMatchObject({
+        auth_time: loginClaims.auth_time,
+        amr: ['pwd'],
+      });
+    }
+    // A refresh token issued before its claims named the session's authentication: its row does.
+    const older = jwt.decode(second.refresh_token.value) as Record<string, unknown>;
+    delete older.ath;
+    delete older.amr;
+    const legacy = jwt.sign(older, REFRESH_SECRET, { algorithm: 'HS256' });
+    const renewed = cookiesOf(await refresh(legacy).expect(200));
+    expect(jwt.decode(renewed.access_token.value)).toMatchObject({
+      auth_time: loginClaims.auth_time,
+      amr: ['pwd'],
+    });
+  });
+
   it('answers parallel refreshes with one token with the same successor (parallel tabs)', async () => {
     const session = await registerAndLogin(t);
     const responses = await Promise.all(Array.from({ length: 6 }, () => refresh(session.refresh)));
@@ -334,7 +363,7 @@ describe('refresh rotation and logout', () => {
   it('never hands out an access token that outlives a logout racing the refresh', async () => {
     const phone = await registerAndLogin(t);
     const laptop = await login(t, phone.credentials);
-    const rotations = t.app.get(RefreshTokensService);
+    const rotations = t.app.get(SessionsService);
     const rotate = rotations.rotate.bind(rotations);
     // The real rotation runs; the phone's logout commits right after it, before the response.
     const spy = jest.spyOn(rotations, 'rotate').mockImplementation(async (claims) => {

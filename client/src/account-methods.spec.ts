@@ -1,34 +1,4 @@
-import { AuthClient } from './auth-client.js';
-import { BASE, FakeBrowser, envelope } from './auth-client.fakes.js';
-import type { SessionEndReason, SessionStart } from './types.js';
-
-const USER = { id: 'user_1', email: 'a@example.com', username: 'a', role: 'user' };
-
-/** A service that answers every call with `answer(method, path)` and records what it got. */
-function recording(answer: (method: string, path: string) => Response) {
-  const seen: Array<{ method: string; path: string; body: unknown }> = [];
-  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    const text = await request.text();
-    const path = url.pathname.replace('/api/v1', '') + url.search;
-    seen.push({ method: request.method, path, body: text ? (JSON.parse(text) as unknown) : null });
-    return answer(request.method, path);
-  };
-  return { fetch, seen };
-}
-
-function tabs(fetch: typeof globalThis.fetch, count = 2) {
-  const browser = new FakeBrowser();
-  return Array.from({ length: count }, () => {
-    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: browser.tab() });
-    const ended: SessionEndReason[] = [];
-    const started: SessionStart[] = [];
-    auth.onSessionEnded((reason) => ended.push(reason));
-    auth.onSessionStarted((start) => started.push(start));
-    return { auth, ended, started, browser };
-  });
-}
+import { USER, envelope, recording, tabs } from './auth-client.fakes.js';
 
 const ok = (data?: object) =>
   envelope(200, { success: true, message: 'ok', ...(data ? { data } : {}) });

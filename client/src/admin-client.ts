@@ -11,7 +11,8 @@ type UserResult = DataEnvelope<{ user: AdminUser }>;
 
 /**
  * The administration routes (`/admin/users`), for a signed-in user with `role: admin`; anyone
- * else gets `403 FORBIDDEN`. Reached as `auth.admin`.
+ * else gets `403 FORBIDDEN`. Every one needs a recent sign-in: `403 REAUTHENTICATION_REQUIRED`
+ * until `auth.reauthenticate(…)`. Reached as `auth.admin`.
  */
 export class AdminClient {
   constructor(private readonly call: AuthedCall) {}
@@ -50,6 +51,15 @@ export class AdminClient {
 
   sendPasswordReset(id: string, input: { applicationUrl?: string } = {}): Promise<MessageEnvelope> {
     return this.call('POST', `${user(id)}/password-reset`, input);
+  }
+
+  /**
+   * Switches the user's two-step sign-in off, for someone who lost both the authenticator app
+   * and the recovery codes: the password alone signs in again. The user is mailed; `400
+   * VALIDATION_ERROR` when it is off.
+   */
+  resetSecondFactor(id: string): Promise<UserResult> {
+    return this.call('DELETE', `${user(id)}/mfa`);
   }
 
   deleteUser(id: string): Promise<MessageEnvelope> {

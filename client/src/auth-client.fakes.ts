@@ -153,3 +153,33 @@ export function client(service: FakeService, browser = new FakeBrowser()) {
   auth.onSessionStarted((start) => started.push(start));
   return { auth, ended, started };
 }
+
+/** A service that answers every call with `answer(method, path)` and records what it got. */
+export function recording(answer: (method: string, path: string) => Response) {
+  const seen: Array<{ method: string; path: string; body: unknown }> = [];
+  /** Each request's headers, in the order of `seen`. */
+  const headers: Headers[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    const text = await request.text();
+    const path = url.pathname.replace('/api/v1', '') + url.search;
+    seen.push({ method: request.method, path, body: text ? (JSON.parse(text) as unknown) : null });
+    headers.push(request.headers);
+    return answer(request.method, path);
+  };
+  return { fetch, seen, headers };
+}
+
+/** `count` tabs of one browser, each with its client and what its listeners heard. */
+export function tabs(fetch: typeof globalThis.fetch, count = 2) {
+  const browser = new FakeBrowser();
+  return Array.from({ length: count }, () => {
+    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: browser.tab() });
+    const ended: SessionEndReason[] = [];
+    const started: SessionStart[] = [];
+    auth.onSessionEnded((reason) => ended.push(reason));
+    auth.onSessionStarted((start) => started.push(start));
+    return { auth, ended, started, browser };
+  });
+}

@@ -1,6 +1,12 @@
 import { AdminClient } from './admin-client.js';
 import { AuthError } from './auth-error.js';
-import { readBare, readEnvelope } from './envelope.js';
+import { readBare, readEnvelope, refusesSession } from './envelope.js';
+import {
+  digits,
+  isChallengeEnvelope,
+  isSecondFactorRequired,
+  secondStep,
+} from './second-factor.js';
 import { asAuthError, asUnexpected, isTokenResponse, notify, transport } from './transport.js';
 import { SessionRefresher, type RefreshResult } from './session-refresher.js';
 import { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
@@ -9,19 +15,26 @@ import type {
   DataEnvelope,
   EmailChangeInput,
   EmailLinkInput,
+  IdentityProof,
   LoginInput,
+  LoginResult,
   LogoutScope,
   MessageEnvelope,
   PasswordResetRequestInput,
   Profile,
   ProfileUpdate,
+  RecoveryCodes,
   RegisterInput,
   ResetPasswordInput,
+  SecondFactorInput,
+  SecondFactorStatus,
   SessionEndReason,
   SessionInfo,
   SessionStart,
   SessionStatus,
+  TokenLoginResult,
   TokenResponse,
+  TotpEnrolment,
   User,
   UserResult,
   VerifiedUser,
@@ -116,11 +129,26 @@ export class AuthClient {
     return this.call<UserResult>('POST', '/auth/register', input);
   }
 
-  async login(input: LoginInput): Promise<UserResult> {
-    const result = await this.call<UserResult>('POST', '/auth/login', input);
-    this.signedIn();
-    this.tabs.announce({ type: 'signed-in', user: result.data.user });
-    this.started({ source: 'this-tab', user: result.data.user });
+  /**
+   * Signs in, or, for an account with a second factor, answers the second step to take first
+   * (no session yet: `isSecondFactorRequired(result)`, then `verifySecondFactor`).
+   */
+  async login(input: LoginInput): Promise<LoginResult> {
+    const result = await this.call<LoginResult>('POST', '/auth/login', input);
+    if (!isSecondFactorRequired(result)) this.sessionStarted(result.data.user);
+    return result;
+  }
+
+  /**
+   * The second step of a login: the challenge `login()` answered, with the authenticator app's
+   * six digits (`code`; spaces are dropped) or one of the recovery codes (`recovery_code`).
+   * Signs in exactly as `login()` does. `401 INVALID_MFA_CODE`: a wrong or used code, try again
+   * with the same challenge; `401 INVALID_TOKEN`: the challenge is used or has expired (five
+   * minutes), log in again.
+   */
+  async verifySecondFactor(input: SecondFactorInput): Promise<UserResult> {
+    const result = await this.call<UserResult>('POST', '/auth/mfa/verify', secondStep(input));
+    this.sessionStarted(result.data.user);
     return result;
   }
 
@@ -129,9 +157,22 @@ export class AuthClient {
    * (`X-Token-Delivery: body`). Send the access token as `Authorization: Bearer`; keep the
    * refresh token for `refreshForTokens`. Leaves this client's cookie session alone. In a
    * browser the service refuses it (400 VALIDATION_ERROR): a page never reads a refresh token.
+   * For an account with a second factor it answers the second step instead
+   * (`isSecondFactorRequired`), for `verifySecondFactorForTokens`.
    */
-  async loginForTokens(input: LoginInput): Promise<TokenResponse> {
+  async loginForTokens(input: LoginInput): Promise<TokenLoginResult> {
     const response = await this.request('POST', '/auth/login', input, {
+      'x-token-delivery': 'body',
+    });
+    return readBare<TokenLoginResult>(
+      response,
+      (body) => isTokenResponse(body) || isChallengeEnvelope(body),
+    );
+  }
+
+  /** `loginForTokens`' second step: as `verifySecondFactor`, answering the tokens. */
+  async verifySecondFactorForTokens(input: SecondFactorInput): Promise<TokenResponse> {
+    const response = await this.request('POST', '/auth/mfa/verify', secondStep(input), {
       'x-token-delivery': 'body',
     });
     return readBare<TokenResponse>(response, isTokenResponse);
@@ -258,6 +299,60 @@ export class AuthClient {
     return this.authed('POST', '/users/me/sessions/end-others');
   }
 
+  /** Whether two-step sign-in is on, and how many recovery codes are left. */
+  getSecondFactor(): Promise<DataEnvelope<SecondFactorStatus>> {
+    return this.authed('GET', '/users/me/mfa');
+  }
+
+  /**
+   * Starts switching two-step sign-in on: a new secret, as a QR code (`qr_svg`, an `<img>`'s
+   * `src`) and as text to type. Nothing changes until `confirmTotpEnrolment` sends a code
+   * computed from it; calling this again replaces the secret. Needs a recent sign-in (`403
+   * REAUTHENTICATION_REQUIRED`: `reauthenticate`, then call again).
+   */
+  beginTotpEnrolment(): Promise<DataEnvelope<TotpEnrolment>> {
+    return this.authed('POST', '/users/me/mfa/totp');
+  }
+
+  /**
+   * Switches two-step sign-in on with the app's first code (spaces are dropped) and answers the
+   * ten recovery codes, shown this once. `401 INVALID_MFA_CODE` for a wrong code: the session
+   * is fine, ask again.
+   */
+  confirmTotpEnrolment(code: string): Promise<DataEnvelope<RecoveryCodes>> {
+    return this.authed('POST', '/users/me/mfa/totp/confirm', { code: digits(code) });
+  }
+
+  /** Ten new recovery codes; the old ones stop working. Needs a recent sign-in. */
+  regenerateRecoveryCodes(): Promise<DataEnvelope<RecoveryCodes>> {
+    return this.authed('POST', '/users/me/mfa/recovery-codes');
+  }
+
+  /**
+   * Switches two-step sign-in off, confirmed by a code of the app or the password (`401
+   * INVALID_MFA_CODE`, `403 INVALID_PASSWORD`). Needs a recent sign-in.
+   */
+  disableTotp(proof: IdentityProof): Promise<MessageEnvelope> {
+    return this.authed('DELETE', '/users/me/mfa/totp', identityProof(proof));
+  }
+
+  /**
+   * Step-up: authenticates this session again with the password or a code of the app, after a
+   * call answered `403 REAUTHENTICATION_REQUIRED` (its sign-in is older than the service's
+   * STEP_UP_MAX_AGE); then call that again. The session stays the same; its cookies are renewed.
+   */
+  async reauthenticate(proof: IdentityProof): Promise<UserResult> {
+    const result = await this.authed<UserResult>(
+      'POST',
+      '/auth/reauthenticate',
+      identityProof(proof),
+    );
+    // New cookies: a call refused before them needs a retry, not a refresh of its own.
+    this.tabs.noteRefresh(Date.now());
+    this.signedIn();
+    return result;
+  }
+
   verifyEmail(
     input: VerifyEmailInput,
   ): Promise<DataEnvelope<{ user: VerifiedUser; redirect_url?: string }>> {
@@ -339,12 +434,12 @@ export class AuthClient {
    */
   private async withSession(
     send: () => Promise<Response>,
-    failed: (response: Response) => boolean,
+    failed: (response: Response) => boolean | Promise<boolean>,
   ): Promise<Response> {
     let sentAt = Date.now();
     let response = await send();
     for (let round = 0; round < 2; round++) {
-      if (!failed(response) || this.state === 'signed-out') return response;
+      if (this.state === 'signed-out' || !(await failed(response))) return response;
       const result: RefreshResult = await this.refresher.refresh(sentAt);
       if (result.outcome === 'refused') return response;
       if (result.outcome === 'failed') throw result.error;
@@ -392,16 +487,17 @@ export class AuthClient {
     }
   }
 
-  /** A signed-in call: refreshed and retried once on 401, read as the envelope. */
+  /**
+   * A signed-in call: refreshed and retried once on a 401 about the session, read as the
+   * envelope. A 401 about a code the user typed (INVALID_MFA_CODE) is answered as it is: a
+   * refresh cannot fix it, and the same wrong code sent again would count twice.
+   */
   private async authed<R extends MessageEnvelope = MessageEnvelope>(
     method: string,
     path: string,
     body?: unknown,
   ): Promise<R> {
-    const response = await this.withSession(
-      () => this.request(method, path, body),
-      (r) => r.status === 401,
-    );
+    const response = await this.withSession(() => this.request(method, path, body), refusesSession);
     return readEnvelope<R>(response);
   }
 
@@ -441,6 +537,13 @@ export class AuthClient {
     this.lastSignIn = Date.now();
   }
 
+  /** A login (one step or two) started a session here: this tab, the others, the listeners. */
+  private sessionStarted(user: User): void {
+    this.signedIn();
+    this.tabs.announce({ type: 'signed-in', user });
+    this.started({ source: 'this-tab', user });
+  }
+
   private started(start: SessionStart): void {
     notify(this.startListeners, start);
   }
@@ -469,4 +572,12 @@ export class AuthClient {
     if (this.state === 'signed-out') this.state = 'unknown';
     this.started({ source: 'other-tab', user: message.user });
   }
+}
+
+/** `{ password }` or `{ code }` (its spaces dropped), as given: two or none, the service refuses. */
+function identityProof(proof: IdentityProof): Record<string, string | undefined> {
+  return {
+    password: proof.password,
+    code: proof.code === undefined ? undefined : digits(proof.code),
+  };
 }

@@ -24,6 +24,16 @@ export async function readBare<R>(response: Response, looksRight: (body: unknown
   throw unexpected(response);
 }
 
+/**
+ * A 401 about the session (an access token missing, expired or revoked), which a refresh may
+ * fix; not one about a code the user typed (`INVALID_MFA_CODE`). Reads a copy of the body.
+ */
+export async function refusesSession(response: Response): Promise<boolean> {
+  if (response.status !== 401) return false;
+  const body = await readJson(response.clone());
+  return (body as { error?: unknown } | undefined)?.error !== 'INVALID_MFA_CODE';
+}
+
 async function readJson(response: Response): Promise<unknown> {
   try {
     return (await response.json()) as unknown;

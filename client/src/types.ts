@@ -20,6 +20,9 @@ export const SERVICE_ERROR_CODES = [
   'CANNOT_MODIFY_SELF',
   'NOT_FOUND',
   'SESSION_NOT_FOUND',
+  'INVALID_MFA_CODE',
+  'REAUTHENTICATION_REQUIRED',
+  'MFA_ENROLMENT_REQUIRED',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
 ] as const;
@@ -108,6 +111,8 @@ export interface AdminUser extends VerifiedUser {
   disabled: boolean;
   /** ISO 8601; null while the account is enabled. */
   disabled_at: string | null;
+  /** Two-step sign-in (an authenticator app) is on; `admin.resetSecondFactor` switches it off. */
+  two_factor: boolean;
 }
 
 export interface UserPage {
@@ -154,6 +159,65 @@ export interface FailureEnvelope {
 /** `data.user`, the shape most calls answer. */
 export type UserResult = DataEnvelope<{ user: User }>;
 
+/** How the second step of a login may be answered. */
+export type SecondFactorMethod = 'totp' | 'recovery_code';
+
+/**
+ * The password was right, and the account has a second factor: no session yet. Send `challenge`
+ * (single use, five minutes) to `verifySecondFactor` with a code or a recovery code.
+ */
+export interface SecondFactorChallenge {
+  mfa_required: true;
+  challenge: string;
+  methods: SecondFactorMethod[];
+}
+
+/** Login's answer while its second step is pending: no cookies, no tokens. */
+export type SecondFactorRequired = DataEnvelope<SecondFactorChallenge>;
+
+/**
+ * What `login()` answers: signed in (`data.user`), or a second step to take first. Narrow it
+ * with `isSecondFactorRequired(result)` (or `'mfa_required' in result.data`).
+ */
+export type LoginResult = UserResult | SecondFactorRequired;
+
+/** What `loginForTokens()` answers: the tokens, or a second step to take first. */
+export type TokenLoginResult = TokenResponse | SecondFactorRequired;
+
+/** The second step of a login: the challenge and the app's six digits, or a recovery code. */
+export type SecondFactorInput =
+  | { challenge: string; code: string; recovery_code?: never }
+  | { challenge: string; recovery_code: string; code?: never };
+
+/**
+ * Proof that the signed-in person owns the account: the password, or the six digits of the
+ * authenticator app (`reauthenticate`, `disableTotp`).
+ */
+export type IdentityProof = { password: string; code?: never } | { code: string; password?: never };
+
+/** `getSecondFactor()`. */
+export interface SecondFactorStatus {
+  /** Two-step sign-in with an authenticator app is on. */
+  totp: boolean;
+  /** Unused recovery codes. */
+  recovery_codes_left: number;
+}
+
+/** A pending enrolment (`beginTotpEnrolment()`): off until `confirmTotpEnrolment` sends a code. */
+export interface TotpEnrolment {
+  /** Base32, for typing into an app by hand (SHA-1, 6 digits, 30 s). */
+  secret: string;
+  /** `otpauth://totp/…`: what the QR code holds; a link to it opens an app on a phone. */
+  otpauth_url: string;
+  /** The QR code as an SVG data URL: the `src` of an `<img>`. */
+  qr_svg: string;
+}
+
+/** Ten single-use recovery codes, shown this once: the service keeps only their hashes. */
+export interface RecoveryCodes {
+  recovery_codes: string[];
+}
+
 /**
  * Login's body-token answer (`loginForTokens`), for non-browser clients: no envelope. `user.name`
  * is the contract's name for the username.
@@ -189,7 +253,10 @@ export type SessionStatus =
 
 /** Told to `onSessionStarted` listeners. */
 export interface SessionStart {
-  /** `this-tab`: `login()` here; `other-tab`: a login in another tab of the app. */
+  /**
+   * `this-tab`: `login()` (or, for an account with a second factor, `verifySecondFactor()`)
+   * here; `other-tab`: a login in another tab of the app.
+   */
   source: 'this-tab' | 'other-tab';
   /** The user who signed in, as the login answered it. */
   user?: User;

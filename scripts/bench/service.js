@@ -50,6 +50,7 @@ async function startBuiltService({
       HOST: '127.0.0.1',
       JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
       JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
+      MFA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       MAIL_OUTBOX_DIR: join(dataDir, 'mail'),
       DATA_DIR: dataDir,
       THROTTLE_LIMIT: '10000000',

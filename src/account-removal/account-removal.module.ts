@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
+import { MfaModule } from '../mfa/mfa.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AccountRemoval } from './account-removal.service';
@@ -13,7 +15,15 @@ import { OwnAccountController } from './own-account.controller';
  * modules, which own what it removes, to remove it in one transaction.
  */
 @Module({
-  imports: [AuthModule, AuditModule, DatabaseModule, TokensModule, UsersModule],
+  imports: [
+    AuthModule,
+    AuditModule,
+    DatabaseModule,
+    MfaModule,
+    SessionsModule,
+    TokensModule,
+    UsersModule,
+  ],
   controllers: [OwnAccountController],
   providers: [AccountRemoval],
   exports: [AccountRemoval],

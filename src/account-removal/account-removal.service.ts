@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { RevocationService } from '../tokens/revocation.service';
+import { MfaService } from '../mfa/mfa.service';
+import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { UsersService } from '../users/users.service';
 
@@ -19,7 +20,8 @@ export class AccountRemoval {
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
-    private readonly revocation: RevocationService,
+    private readonly sessions: SessionsService,
+    private readonly mfa: MfaService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly audit: AuditTrail,
   ) {}
@@ -29,7 +31,8 @@ export class AccountRemoval {
     return this.database.transaction(async (manager) => {
       // Sessions before the user row, as every revocation does, so the two never deadlock; a
       // login that commits a session meanwhile waits on the row and goes with it (cascade).
-      await this.revocation.deleteAllOf(manager, userId);
+      await this.sessions.deleteAllOf(manager, userId);
+      await this.mfa.removeAll(manager, userId);
       await this.verificationTokens.deleteAllOf(manager, userId);
       if (!(await this.users.delete(manager, userId))) return false;
       await this.audit.record(manager, 'account_deleted', userId, client, { actorId });

@@ -4,6 +4,8 @@ import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
+import { MfaModule } from '../mfa/mfa.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { EmailChangeController } from './email-change.controller';
@@ -11,10 +13,13 @@ import { EmailChangeService } from './email-change.service';
 import { PasswordChangeService } from './password-change.service';
 import { PasswordController } from './password.controller';
 import { ProfileController } from './profile.controller';
+import { MfaController } from './mfa.controller';
+import { OwnSessionsService } from './own-sessions.service';
 import { ProfileService } from './profile.service';
+import { SessionsController } from './sessions.controller';
 
 /**
- * The signed-in user's own account: profile, password and email. AuthModule gives what
+ * The signed-in user's own account: profile, password, email, sessions and second factor. AuthModule gives what
  * `@Authenticated()` runs, the cookies, the hasher and the link policy; the rest is imported
  * from the modules that own it.
  */
@@ -25,10 +30,18 @@ import { ProfileService } from './profile.service';
     ConfigSectionsModule,
     DatabaseModule,
     MailModule,
+    MfaModule,
+    SessionsModule,
     TokensModule,
     UsersModule,
   ],
-  controllers: [ProfileController, PasswordController, EmailChangeController],
-  providers: [ProfileService, PasswordChangeService, EmailChangeService],
+  controllers: [
+    ProfileController,
+    PasswordController,
+    EmailChangeController,
+    SessionsController,
+    MfaController,
+  ],
+  providers: [ProfileService, PasswordChangeService, EmailChangeService, OwnSessionsService],
 })
 export class AccountModule {}

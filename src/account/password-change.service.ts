@@ -6,8 +6,8 @@ import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { Database } from '../database/database.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
-import { RefreshTokensService } from '../tokens/refresh-tokens.service';
-import { RevocationService } from '../tokens/revocation.service';
+import { PASSWORD } from '../sessions/refresh-claims';
+import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
@@ -33,8 +33,7 @@ export class PasswordChangeService {
     private readonly hasher: PasswordHasher,
     private readonly currentPassword: CurrentPassword,
     private readonly accessTokens: AccessTokensService,
-    private readonly refreshTokens: RefreshTokensService,
-    private readonly revocation: RevocationService,
+    private readonly sessions: SessionsService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly notice: PasswordChangedNotice,
     private readonly audit: AuditTrail,
@@ -64,7 +63,7 @@ export class PasswordChangeService {
       if (hash === undefined) throw new AppException('INVALID_TOKEN');
       if (hash !== stored.passwordHash) throw new AppException('INVALID_PASSWORD');
       // Sessions first, then the user row, as in every revocation, then the new session.
-      await this.revocation.revokeEverything(userId, manager);
+      await this.sessions.endAll(userId, manager);
       await this.users.setPasswordHash(manager, userId, passwordHash);
       // Disabled meanwhile (the row is held now): no new session for it; the rollback keeps
       // the password and sessions as the administrator left them.
@@ -75,7 +74,8 @@ export class PasswordChangeService {
       // pending email change asked for with the old password would still move the account.
       await this.verificationTokens.retireOlder(manager, userId, 'password_reset');
       await this.verificationTokens.retireOlder(manager, userId, 'email_change');
-      const refresh = await this.refreshTokens.startWithin(manager, userId, client);
+      // The caller proved the password just now: a session authenticated by it.
+      const refresh = await this.sessions.start(manager, userId, PASSWORD, client);
       await this.audit.record(manager, 'password_changed', userId, client, {
         sessionId: refresh.family,
       });

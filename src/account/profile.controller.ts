@@ -1,6 +1,9 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated } from '../auth/decorators/authenticated.decorator';
+import {
+  Authenticated,
+  AuthenticatedBeforeEnrolment,
+} from '../auth/decorators/authenticated.decorator';
 import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -22,7 +25,7 @@ export class ProfileController {
   constructor(private readonly profiles: ProfileService) {}
 
   @Get('me')
-  @Authenticated()
+  @AuthenticatedBeforeEnrolment()
   @ApiOperation({
     operationId: 'getProfile',
     summary: "The signed-in user's profile",

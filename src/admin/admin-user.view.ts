@@ -12,6 +12,9 @@ export class AdminUserView extends PublicUser {
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String })
   verified_at!: string | null;
+
+  @ApiProperty({ description: 'Two-step sign-in (an authenticator app) is on.' })
+  two_factor!: boolean;
 }
 
 export class AdminUserDataModel {
@@ -34,9 +37,10 @@ export class AdminUserPageModel {
   total!: number;
 }
 
-export function adminUserView(user: User): AdminUserView {
+export function adminUserView(user: User, twoFactor: boolean): AdminUserView {
   return {
     ...publicUser(user),
+    two_factor: twoFactor,
     disabled: user.disabledAt !== null,
     disabled_at: user.disabledAt?.toISOString() ?? null,
     verified_at: user.verifiedAt?.toISOString() ?? null,

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
+import { RecentlyAuthenticated } from '../auth/guards/second-factor.guard';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
@@ -13,7 +14,7 @@ import {
 } from '../openapi/api-responses.decorator';
 import { MAX_PAGE_SIZE } from '../users/user-directory.service';
 import { User } from '../users/user.entity';
-import { AdminUserDataModel, AdminUserPageModel, adminUserView } from './admin-user.view';
+import { AdminUserDataModel, AdminUserPageModel } from './admin-user.view';
 import { AdminUsersService } from './admin-users.service';
 import { DEFAULT_PAGE_SIZE, MAX_SEARCH_LENGTH, readListQuery } from './dto/list-users.query';
 import { SendPasswordResetDto } from './dto/send-password-reset.dto';
@@ -28,21 +29,20 @@ const USER_ID = ApiParam({
 });
 /** Every route taking an `:id` answers 404 USER_NOT_FOUND for an id no account has. */
 const TARGET = ['USER_NOT_FOUND', ...STORED] as const;
-/**
- * The 403s of a state-changing route. FORBIDDEN is repeated from the class's
- * `@Authenticated('admin')`: a route's own 403 (FORBIDDEN_ORIGIN) replaces the class's 403 in
- * the document rather than adding to it, since class decorators run after the method's.
- */
-const CHANGE = ['FORBIDDEN', 'FORBIDDEN_ORIGIN'] as const;
+/** The 403 of a state-changing route, beside the controller's (ApiErrors merges them). */
+const CHANGE = ['FORBIDDEN_ORIGIN'] as const;
 
 /**
  * Administration of accounts, for `role: admin` only (403 FORBIDDEN to anyone else). The first
  * administrator is made by the operator (`npm run users:promote -- EMAIL`), never through the
- * API. Every change is in the audit trail with the acting administrator as `actor_id`.
+ * API. Every change is in the audit trail with the acting administrator as `actor_id`. Every
+ * route needs a recent sign-in (STEP_UP_MAX_AGE): a stolen session that is hours old cannot
+ * administer (`POST /auth/reauthenticate` renews it).
  */
 @ApiTags('admin')
 @Controller('admin/users')
 @Authenticated('admin')
+@RecentlyAuthenticated()
 export class AdminUsersController {
   constructor(private readonly admin: AdminUsersService) {}
 
@@ -73,7 +73,7 @@ export class AdminUsersController {
   async listUsers(@Query() query: Record<string, unknown>): Promise<Envelope<AdminUserPageModel>> {
     const result = await this.admin.list(readListQuery(query));
     return ok('Users', {
-      users: result.items.map(adminUserView),
+      users: await this.admin.views(result.items),
       page: result.page,
       page_size: result.pageSize,
       total: result.total,
@@ -90,7 +90,7 @@ export class AdminUsersController {
   @ApiEnvelope(200, 'User', { data: AdminUserDataModel })
   @ApiErrors(...TARGET)
   async getUser(@Param('id') id: string): Promise<UserEnvelope> {
-    return ok('User', { user: adminUserView(await this.admin.get(id)) });
+    return ok('User', { user: await this.admin.view(await this.admin.get(id)) });
   }
 
   @Patch(':id/role')
@@ -112,7 +112,7 @@ export class AdminUsersController {
     @Client() client: ClientInfo,
   ): Promise<UserEnvelope> {
     const user = await this.admin.setRole(admin, id, body.role, client);
-    return ok('Role updated', { user: adminUserView(user) });
+    return ok('Role updated', { user: await this.admin.view(user) });
   }
 
   @Post(':id/disable')
@@ -136,7 +136,7 @@ export class AdminUsersController {
     @Client() client: ClientInfo,
   ): Promise<UserEnvelope> {
     const user = await this.admin.disable(admin, id, client);
-    return ok('Account disabled', { user: adminUserView(user) });
+    return ok('Account disabled', { user: await this.admin.view(user) });
   }
 
   @Post(':id/enable')
@@ -157,7 +157,7 @@ export class AdminUsersController {
     @Client() client: ClientInfo,
   ): Promise<UserEnvelope> {
     const user = await this.admin.enable(admin, id, client);
-    return ok('Account enabled', { user: adminUserView(user) });
+    return ok('Account enabled', { user: await this.admin.view(user) });
   }
 
   @Post(':id/sessions/end')
@@ -205,6 +205,28 @@ export class AdminUsersController {
   ): Promise<Envelope> {
     await this.admin.sendPasswordReset(admin, id, body.applicationUrl, client);
     return ok('Password reset email sent');
+  }
+
+  @Delete(':id/mfa')
+  @USER_ID
+  @ApiOperation({
+    operationId: 'resetUserSecondFactor',
+    summary: "Switch a user's two-step sign-in off",
+    description:
+      'For a user who lost their authenticator app and their recovery codes: the factor and ' +
+      'the codes go, the user can sign in with the password alone and enrol again. Records ' +
+      '`mfa_disabled` with the administrator as actor; the user is mailed. 400 ' +
+      'VALIDATION_ERROR when it is off.',
+  })
+  @ApiEnvelope(200, 'Second factor reset', { data: AdminUserDataModel })
+  @ApiErrors('VALIDATION_ERROR', ...CHANGE, ...ANY_BODY, ...TARGET)
+  async resetUserSecondFactor(
+    @RequestUser() admin: User,
+    @Param('id') id: string,
+    @Client() client: ClientInfo,
+  ): Promise<UserEnvelope> {
+    const user = await this.admin.resetSecondFactor(admin, id, client);
+    return ok('Second factor reset', { user: await this.admin.view(user) });
   }
 
   @Delete(':id')

@@ -5,10 +5,12 @@ import { EmailFlowsService } from '../auth/email-flows.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { RevocationService } from '../tokens/revocation.service';
+import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { ListOptions, UserDirectory, UserPage } from '../users/user-directory.service';
 import { Role, User } from '../users/user.entity';
+import { MfaService } from '../mfa/mfa.service';
+import { AdminUserView, adminUserView } from './admin-user.view';
 
 /**
  * What an administrator does to accounts. Each change and its audit event (naming the
@@ -21,15 +23,36 @@ export class AdminUsersService {
   constructor(
     private readonly database: Database,
     private readonly directory: UserDirectory,
-    private readonly revocation: RevocationService,
+    private readonly sessions: SessionsService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly audit: AuditTrail,
     private readonly removal: AccountRemoval,
     private readonly emailFlows: EmailFlowsService,
+    private readonly mfa: MfaService,
   ) {}
 
   list(options: ListOptions): Promise<UserPage> {
     return this.directory.list(options);
+  }
+
+  /** Users as administrators see them, whether two-step sign-in is on included. */
+  async views(users: User[]): Promise<AdminUserView[]> {
+    const withFactor = await this.mfa.enabledAmong(users.map((user) => user.id));
+    return users.map((user) => adminUserView(user, withFactor.has(user.id)));
+  }
+
+  async view(user: User): Promise<AdminUserView> {
+    return (await this.views([user]))[0];
+  }
+
+  /**
+   * Switches the user's second factor off (a lost phone and no recovery code left): on record
+   * with the administrator as actor, and the user is mailed.
+   */
+  async resetSecondFactor(admin: User, id: string, client: ClientInfo): Promise<User> {
+    const user = await this.get(id);
+    await this.mfa.disable(user, client, admin.id);
+    return user;
   }
 
   async get(id: string): Promise<User> {
@@ -58,7 +81,7 @@ export class AdminUsersService {
       // Not locked yet: sessions are locked before the user row, the order of every revocation.
       const user = (await this.directory.findIn(manager, id)) ?? notFound();
       if (user.disabledAt !== null) return user;
-      await this.revocation.revokeEverything(id, manager);
+      await this.sessions.endAll(id, manager);
       // Now held, and read as committed: a parallel disable that won keeps the only event.
       const held = (await this.directory.findForUpdate(manager, id)) ?? notFound();
       if (held.disabledAt !== null) return held;
@@ -86,7 +109,7 @@ export class AdminUsersService {
   endSessions(admin: User, id: string, client: ClientInfo): Promise<void> {
     return this.database.transaction(async (manager) => {
       if (!(await this.directory.findIn(manager, id))) notFound();
-      await this.revocation.revokeEverything(id, manager);
+      await this.sessions.endAll(id, manager);
       await this.audit.record(manager, 'sessions_ended', id, client, { actorId: admin.id });
     });
   }

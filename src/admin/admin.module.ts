@@ -3,6 +3,8 @@ import { AccountRemovalModule } from '../account-removal/account-removal.module'
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
+import { MfaModule } from '../mfa/mfa.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AdminUsersController } from './admin-users.controller';
@@ -18,6 +20,8 @@ import { AdminUsersService } from './admin-users.service';
     AuditModule,
     AuthModule,
     DatabaseModule,
+    MfaModule,
+    SessionsModule,
     TokensModule,
     UsersModule,
   ],

@@ -20,6 +20,13 @@ export const AUDIT_EVENT_TYPES = [
   'sessions_ended',
   // By an administrator, or by the user (actor_id null).
   'account_deleted',
+  // The second factor. `mfa_disabled` by an administrator names them as actor.
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_recovery_codes_generated',
+  'mfa_recovery_code_used',
+  'mfa_failed',
+  'reauthenticated',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

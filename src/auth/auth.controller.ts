@@ -7,7 +7,7 @@ import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { SessionId } from '../common/http/session-id.decorator';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
-import { RefreshClaims } from '../tokens/refresh-tokens.service';
+import { RefreshClaims } from '../sessions/refresh-claims';
 import { User } from '../users/user.entity';
 import { publicUser } from '../users/user.view';
 import { UserDataModel } from '../openapi/api-models';
@@ -94,10 +94,12 @@ export class AuthController {
       'response (`access_token`, `refresh_token`, ...), without envelope or cookies. A wrong ' +
       'email and a wrong password get the same 401. Failed logins slow the account down, from ' +
       'any address and on every instance: while it waits (`LOGIN_BACKOFF_*`), the answer is ' +
-      '429 RATE_LIMITED with Retry-After, whatever the password.',
+      '429 RATE_LIMITED with Retry-After, whatever the password. For a user with a second ' +
+      'factor the password step answers `data.mfa_required` and a `challenge` (five minutes, ' +
+      'single use) with no cookies and no tokens; `POST /auth/mfa/verify` completes it.',
   })
   @ApiPublic()
-  @ApiTokenDelivery('Login successful')
+  @ApiTokenDelivery('Login successful', true)
   @ApiErrors(['LOGIN_FAILED', 400], 'LOGIN_FAILED', 'ACCOUNT_DISABLED', ...ANY_BODY, ...STORED)
   async login(
     @Body() body: LoginDto,
@@ -105,12 +107,9 @@ export class AuthController {
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
-    return this.sessions.deliver(
-      res,
-      await this.auth.login(body, client),
-      delivery,
-      'Login successful',
-    );
+    const result = await this.auth.login(body, client);
+    if ('mfa_required' in result) return ok('Second factor required', result);
+    return this.sessions.deliver(res, result, delivery, 'Login successful');
   }
 
   @Post('refresh')

@@ -5,7 +5,9 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
+import { MfaModule } from '../mfa/mfa.module';
 import { RedisModule } from '../redis/redis.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AfterAnswer } from './after-answer.service';
@@ -20,6 +22,10 @@ import { LoginBackoff } from './login-backoff.service';
 import { LinkPagesController } from './link-pages.controller';
 import { PasswordChangedNotice } from './password-changed-notice.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
+import { SecondFactorController } from './second-factor.controller';
+import { SecondFactorCodes } from './second-factor-codes.service';
+import { SecondFactorPolicy } from './second-factor-policy';
+import { Reauthentication } from './reauthentication.service';
 import { SessionController } from './session.controller';
 import { SessionDelivery } from './session-delivery.service';
 import { OriginPolicy } from '../common/http/origin.policy';
@@ -34,15 +40,26 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     ConfigSectionsModule,
     DatabaseModule,
     UsersModule,
+    SessionsModule,
     TokensModule,
     MailModule,
     MetricsModule,
+    MfaModule,
     RedisModule,
   ],
-  controllers: [AuthController, SessionController, EmailFlowsController, LinkPagesController],
+  controllers: [
+    AuthController,
+    SecondFactorController,
+    SessionController,
+    EmailFlowsController,
+    LinkPagesController,
+  ],
   providers: [
     AfterAnswer,
     AuthService,
+    Reauthentication,
+    SecondFactorCodes,
+    SecondFactorPolicy,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,
@@ -70,6 +87,8 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     ApplicationUrlPolicy,
     EmailFlowsService,
     PasswordChangedNotice,
+    SecondFactorCodes,
+    SecondFactorPolicy,
   ],
 })
 export class AuthModule {}

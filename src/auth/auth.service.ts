@@ -6,10 +6,11 @@ import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
-import { Metrics } from '../metrics/metrics.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
-import { RefreshClaims, RefreshTokensService } from '../tokens/refresh-tokens.service';
-import { RevocationService } from '../tokens/revocation.service';
+import { MfaChallenges } from '../mfa/mfa-challenges.service';
+import { MfaService, SecondFactorMethod } from '../mfa/mfa.service';
+import { PASSWORD, PASSWORD_AND_CODE, RefreshClaims } from '../sessions/refresh-claims';
+import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';
@@ -21,10 +22,19 @@ import { LogoutScope } from './dto/logout.dto';
 import { RegisterDto } from './dto/register.dto';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
+import { SecondFactorAnswer, SecondFactorCodes } from './second-factor-codes.service';
 
 export interface Session {
   user: User;
   tokens: SessionTokens;
+}
+
+/** A password login of a user with a second factor: the second step is pending. */
+export interface PendingSecondFactor {
+  mfa_required: true;
+  /** Single use, five minutes: `POST /auth/mfa/verify` takes it with a code. */
+  challenge: string;
+  methods: SecondFactorMethod[];
 }
 
 export interface Registration {
@@ -46,17 +56,18 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly accessTokens: AccessTokensService,
-    private readonly refreshTokens: RefreshTokensService,
-    private readonly revocation: RevocationService,
+    private readonly sessions: SessionsService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly mail: MailService,
     private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
-    private readonly metrics: Metrics,
     private readonly backoff: LoginBackoff,
     private readonly afterAnswer: AfterAnswer,
+    private readonly mfa: MfaService,
+    private readonly challenges: MfaChallenges,
+    private readonly codes: SecondFactorCodes,
     security: SecurityConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
@@ -181,7 +192,7 @@ export class AuthService {
    * An account slowed down by failed logins is refused before its password is looked at: no
    * hashing work for the attacker to spend, and no answer that depends on the password.
    */
-  async login(input: LoginDto, client?: ClientInfo): Promise<Session> {
+  async login(input: LoginDto, client?: ClientInfo): Promise<Session | PendingSecondFactor> {
     const wait = await this.backoff.waiting(input.email);
     if (wait > 0) {
       throw new AppException('RATE_LIMITED', {
@@ -201,9 +212,67 @@ export class AuthService {
       await this.audit.recordAlone('login_failed', user.id, client);
       throw new AppException('ACCOUNT_DISABLED');
     }
-    const started = await this.refreshTokens.start(user.id, user.passwordHash, client);
-    if (!started) throw new AppException('LOGIN_FAILED');
+    const methods = await this.mfa.methodsOf(user.id);
+    // The slow-down is not lifted yet: a password alone must not reset the count of wrong codes.
+    if (methods.length > 0) {
+      return { mfa_required: true, challenge: await this.challenges.issue(user), methods };
+    }
+    const session = await this.startSession(user, PASSWORD, client);
     await this.backoff.succeeded(input.email);
+    return session;
+  }
+
+  /**
+   * The second step of a login: the challenge the password step answered, and a code or a
+   * recovery code. 401 INVALID_TOKEN for an unknown, used or expired challenge (or one a logout
+   * or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code, counted. The
+   * session it starts is authenticated by the password and the one-time code (`pwd`, `otp`).
+   */
+  async completeLogin(
+    challenge: string,
+    answer: SecondFactorAnswer,
+    client: ClientInfo,
+  ): Promise<Session> {
+    const refused = () =>
+      new AppException('INVALID_TOKEN', {
+        message: 'The sign-in challenge is invalid, expired or already used: sign in again',
+      });
+    const opened = await this.challenges.peek(challenge);
+    if (!opened) throw refused();
+    const user = await this.users.findById(opened.userId);
+    if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) throw refused();
+    await this.codes.confirm(user, answer, client);
+    if (!(await this.challenges.use(challenge))) throw refused();
+    const session = await this.startSession(user, PASSWORD_AND_CODE, client);
+    await this.backoff.succeeded(user.email);
+    return session;
+  }
+
+  /**
+   * A session for `user`, authenticated by `methods` (checked by the caller, which started before
+   * this and took a while). Here, with the user row held, the password hash must still be the one
+   * the check saw, so a login racing a password reset cannot end up with a session the reset did
+   * not revoke; nor does a user disabled meanwhile get one. The user is read under lock, to sign
+   * the access token from.
+   */
+  async startSession(
+    user: User,
+    methods: readonly string[],
+    client?: ClientInfo,
+  ): Promise<Session> {
+    const started = await this.database.transaction(async (manager) => {
+      if ((await this.users.passwordHashShared(manager, user.id)) !== user.passwordHash) {
+        return null;
+      }
+      const current = await this.users.findIn(manager, user.id);
+      if (!current || current.disabledAt) return null;
+      const refresh = await this.sessions.start(manager, user.id, methods, client);
+      await this.audit.record(manager, 'login_succeeded', user.id, client, {
+        sessionId: refresh.family,
+      });
+      return { user: current, refresh };
+    });
+    if (!started) throw new AppException('LOGIN_FAILED');
     return {
       user: started.user,
       tokens: this.accessTokens.sessionTokens(started.user, started.refresh),
@@ -211,26 +280,8 @@ export class AuthService {
   }
 
   async refresh(claims: RefreshClaims, client?: ClientInfo): Promise<Session> {
-    const result = await this.refreshTokens.rotate(claims, client);
-    this.metrics.refreshed(
-      result.outcome === 'rotated'
-        ? 'ok'
-        : result.outcome === 'reused'
-          ? 'reuse_detected'
-          : 'invalid',
-    );
-    if (result.outcome !== 'rotated') {
-      throw new AppException('INVALID_TOKEN', {
-        message:
-          result.outcome === 'reused'
-            ? 'The refresh token was already used; the session has been ended'
-            : 'The refresh token is invalid or has expired',
-      });
-    }
-    return {
-      user: result.user,
-      tokens: this.accessTokens.sessionTokens(result.user, result.refresh),
-    };
+    const { user, refresh } = await this.sessions.rotate(claims, client);
+    return { user, tokens: this.accessTokens.sessionTokens(user, refresh) };
   }
 
   /**
@@ -246,7 +297,7 @@ export class AuthService {
     scope: LogoutScope,
     client?: ClientInfo,
   ): Promise<number> {
-    if (!(principal instanceof User) && !(await this.refreshTokens.isLive(principal))) {
+    if (!(principal instanceof User) && !(await this.sessions.isLive(principal))) {
       throw new AppException('INVALID_TOKEN');
     }
     const userId = principal instanceof User ? principal.id : principal.sub;
@@ -254,19 +305,19 @@ export class AuthService {
     if (scope !== 'all' && session === undefined) throw new AppException('INVALID_TOKEN');
     return this.database.transaction(async (manager) => {
       if (scope === 'all') {
-        await this.revocation.revokeEverything(userId, manager);
+        await this.sessions.endAll(userId, manager);
         await this.audit.record(manager, 'logout', userId, client);
         return 0;
       }
       if (scope === 'current') {
         // Ended meanwhile (another device ended it): the token no longer stands for a session.
-        if (!(await this.revocation.endSession(manager, userId, session!))) {
+        if (!(await this.sessions.end(manager, userId, session!))) {
           throw new AppException('INVALID_TOKEN');
         }
         await this.audit.record(manager, 'logout', userId, client, { sessionId: session });
         return 0;
       }
-      const ended = await this.revocation.endOtherSessions(manager, userId, session!);
+      const ended = await this.sessions.endOthers(manager, userId, session!);
       for (const other of ended) {
         await this.audit.record(manager, 'session_ended', userId, client, { sessionId: other });
       }

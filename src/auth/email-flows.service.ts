@@ -8,7 +8,7 @@ import { Database } from '../database/database.service';
 import { isForeignKeyViolation } from '../database/database-errors';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
-import { RevocationService } from '../tokens/revocation.service';
+import { SessionsService } from '../sessions/sessions.service';
 import { TokenPurpose } from '../tokens/verification-token.entity';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
@@ -34,7 +34,7 @@ export class EmailFlowsService {
     private readonly database: Database,
     private readonly users: UsersService,
     private readonly tokens: VerificationTokensService,
-    private readonly revocation: RevocationService,
+    private readonly sessions: SessionsService,
     private readonly hasher: PasswordHasher,
     private readonly mail: MailService,
     private readonly cap: MailRecipientCap,
@@ -177,7 +177,7 @@ export class EmailFlowsService {
       // An email change asked for with the old password must not outlive it: whoever knew that
       // password could otherwise move the account to their address after the owner's reset.
       await this.tokens.retireOlder(manager, userId, 'email_change');
-      await this.revocation.revokeEverything(userId, manager);
+      await this.sessions.endAll(userId, manager);
       await this.audit.record(manager, 'password_changed', userId, client);
       return this.users.requireIn(manager, userId);
     });

@@ -8,6 +8,7 @@ const SECRETS = {
   JWT_ACCESS_SECRET: 'a'.repeat(32),
   JWT_REFRESH_SECRET: 'b'.repeat(32),
 };
+const MFA_KEY = { MFA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
 
 describe('loadConfig', () => {
   let dataDir: string;
@@ -256,7 +257,8 @@ describe('loadConfig', () => {
       new Error(
         'Invalid configuration: JWT_ACCESS_SECRET is required when NODE_ENV=production; ' +
           'JWT_REFRESH_SECRET is required when NODE_ENV=production; ' +
-          'SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)',
+          'SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files); ' +
+          'MFA_ENCRYPTION_KEY is required when NODE_ENV=production',
       ),
     );
     expect(readdirSync(dataDir)).toEqual([]);
@@ -296,7 +298,7 @@ describe('loadConfig', () => {
   });
 
   it('requires SMTP in production unless the outbox is chosen on purpose', () => {
-    const production = { ...SECRETS, NODE_ENV: 'production', DATA_DIR: dataDir };
+    const production = { ...SECRETS, ...MFA_KEY, NODE_ENV: 'production', DATA_DIR: dataDir };
     expect(() => loadConfig(production)).toThrow(
       'Invalid configuration: SMTP_URL is required when NODE_ENV=production (or set MAIL_OUTBOX_DIR to keep mail in files)',
     );
@@ -328,6 +330,7 @@ describe('loadConfig', () => {
       key.export({ format: 'pem', type }).toString();
     const production = {
       NODE_ENV: 'production',
+      ...MFA_KEY,
       JWT_REFRESH_SECRET: SECRETS.JWT_REFRESH_SECRET,
       SMTP_URL: 'smtps://u:p@mail.example.com',
     };
@@ -447,5 +450,46 @@ describe('loadConfig', () => {
       loadConfig({ ...SECRETS, DATA_DIR: dataDir, TRUST_PROXY: 'loopback, 10.0.0.0/8' }).app
         .trustProxy,
     ).toEqual(['loopback', '10.0.0.0/8']);
+  });
+
+  describe('the second factor', () => {
+    it('generates the key that seals TOTP secrets once outside production, and keeps it', () => {
+      const first = loadConfig({ ...SECRETS, DATA_DIR: dataDir });
+      const second = loadConfig({ ...SECRETS, DATA_DIR: dataDir });
+      expect(first.mfa.encryptionKey).toHaveLength(32);
+      expect(second.mfa.encryptionKey.equals(first.mfa.encryptionKey)).toBe(true);
+      expect(statSync(join(dataDir, 'mfa-key')).mode & 0o777).toBe(0o600);
+      expect(first.mfa).toMatchObject({
+        stepUpMaxAge: 600,
+        requiredRoles: [],
+        previousEncryptionKeys: [],
+      });
+    });
+
+    it('takes keys in base64 or hex, roles that exist, and names every bad variable', () => {
+      const hex = 'ab'.repeat(32);
+      const config = loadConfig({
+        ...SECRETS,
+        DATA_DIR: dataDir,
+        MFA_ENCRYPTION_KEY: hex,
+        MFA_ENCRYPTION_PREVIOUS_KEYS: `${MFA_KEY.MFA_ENCRYPTION_KEY}, ${'cd'.repeat(32)}`,
+        MFA_REQUIRED_ROLES: 'Admin',
+        STEP_UP_MAX_AGE: '300',
+      });
+      expect(config.mfa.encryptionKey.toString('hex')).toBe(hex);
+      expect(config.mfa.previousEncryptionKeys).toHaveLength(2);
+      expect(config.mfa).toMatchObject({ requiredRoles: ['admin'], stepUpMaxAge: 300 });
+      expect(() =>
+        loadConfig({
+          ...SECRETS,
+          DATA_DIR: dataDir,
+          MFA_ENCRYPTION_KEY: 'too-short',
+          MFA_REQUIRED_ROLES: 'admin, owner',
+          STEP_UP_MAX_AGE: '5',
+        }),
+      ).toThrow(
+        /MFA_ENCRYPTION_KEY must be 32 bytes.*MFA_REQUIRED_ROLES must list roles among user, admin \(got owner\); STEP_UP_MAX_AGE must be/,
+      );
+    });
   });
 });

@@ -8,11 +8,13 @@ import {
   HTTP_PLATFORMS,
   HttpPlatform,
   LOG_LEVELS,
+  MfaConfig,
   TrustProxySetting,
 } from './config.sections';
-import { loadOrCreateDevSecrets } from './dev-secrets';
+import { loadOrCreateDevMfaKey, loadOrCreateDevSecrets } from './dev-secrets';
 import { EnvReader, RawEnv } from './env.reader';
 import { ACCESS_ALGORITHMS } from './signing-keys';
+import { ROLES } from '../users/user.entity';
 
 const DAY = 86_400;
 const MIN_SECRET_LENGTH = 32;
@@ -117,9 +119,59 @@ export function loadConfig(env: RawEnv): Config {
       recipientLimit: read.int('MAIL_RECIPIENT_LIMIT', 3, 1, 100_000),
       recipientWindow: read.int('MAIL_RECIPIENT_WINDOW', 900, 1, 7 * DAY),
     },
+    mfa: readMfa(read, production, dataDir),
   };
   read.assertValid();
   return config;
+}
+
+/**
+ * The key that seals TOTP secrets: 32 bytes, base64 or hex. Required in production (a generated
+ * one would be lost with the container, and every second factor with it); generated into the
+ * data folder otherwise. Previous keys (comma-separated) still open what they sealed.
+ */
+function readMfa(read: EnvReader, production: boolean, dataDir: string): MfaConfig {
+  const key = (name: string, text: string): Buffer | undefined => {
+    const bytes = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : base64(text);
+    if (bytes?.length === 32) return bytes;
+    read.report(name, 'must be 32 bytes, written in base64 or hex (openssl rand -base64 32)');
+    return undefined;
+  };
+  const given = read.string('MFA_ENCRYPTION_KEY');
+  if (given === undefined && production) {
+    read.report('MFA_ENCRYPTION_KEY', 'is required when NODE_ENV=production');
+  }
+  const current = given === undefined ? undefined : key('MFA_ENCRYPTION_KEY', given);
+  const previous = (read.string('MFA_ENCRYPTION_PREVIOUS_KEYS') ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item) => key('MFA_ENCRYPTION_PREVIOUS_KEYS', item) ?? Buffer.alloc(0));
+  const roles = (read.string('MFA_REQUIRED_ROLES') ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
+  if (unknown.length > 0) {
+    read.report(
+      'MFA_REQUIRED_ROLES',
+      `must list roles among ${ROLES.join(', ')} (got ${unknown.join(', ')})`,
+    );
+  }
+  return {
+    encryptionKey:
+      current ??
+      (read.isValid('MFA_ENCRYPTION_KEY') && !production
+        ? loadOrCreateDevMfaKey(dataDir)
+        : Buffer.alloc(0)),
+    previousEncryptionKeys: previous,
+    stepUpMaxAge: read.int('STEP_UP_MAX_AGE', 600, 10, DAY),
+    requiredRoles: [...new Set(roles)],
+  };
+}
+
+function base64(text: string): Buffer | undefined {
+  return /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
 }
 
 /** Read on its own too: the platform is chosen before the app (and the rest of this) is built. */

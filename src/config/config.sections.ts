@@ -147,6 +147,18 @@ export class MailConfig {
   readonly recipientWindow!: number;
 }
 
+/** The second factor and step-up. */
+export class MfaConfig {
+  /** AES-256-GCM key that seals TOTP secrets (MFA_ENCRYPTION_KEY). */
+  readonly encryptionKey!: Buffer;
+  /** Keys that sealed secrets before a rotation: they still open them, never seal. */
+  readonly previousEncryptionKeys!: readonly Buffer[];
+  /** Seconds a sign-in counts as recent for the routes that need one (step-up). */
+  readonly stepUpMaxAge!: number;
+  /** Roles whose users must have a second factor before they may do anything else. */
+  readonly requiredRoles!: readonly string[];
+}
+
 export interface Config {
   app: AppConfig;
   database: DatabaseConfig;
@@ -159,6 +171,7 @@ export interface Config {
   loginBackoff: LoginBackoffConfig;
   security: SecurityConfig;
   mail: MailConfig;
+  mfa: MfaConfig;
 }
 
 /** Section name in the validated config → its class token. */
@@ -174,4 +187,5 @@ export const CONFIG_SECTIONS = {
   loginBackoff: LoginBackoffConfig,
   security: SecurityConfig,
   mail: MailConfig,
+  mfa: MfaConfig,
 } as const;

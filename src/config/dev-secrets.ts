@@ -29,3 +29,21 @@ export function loadOrCreateDevSecrets(dataDir: string): StoredSecrets {
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
 }
+
+/**
+ * Outside production MFA_ENCRYPTION_KEY may be left unset too: a key is generated once into the
+ * data folder, so the second factors sealed with it still open after a restart.
+ */
+export function loadOrCreateDevMfaKey(dataDir: string): Buffer {
+  const file = join(dataDir, 'mfa-key');
+  try {
+    const stored = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    if (stored.length === 32) return stored;
+  } catch {
+    // Missing or unreadable: generate below.
+  }
+  const key = randomBytes(32);
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
+  return key;
+}

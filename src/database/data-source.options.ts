@@ -10,6 +10,8 @@ import { LiveSessionsIndexes1764115200000 } from './migrations/1764115200000-liv
 import { AccountProfile1764201600000 } from './migrations/1764201600000-account-profile';
 import { SessionDetails1764288000000 } from './migrations/1764288000000-session-details';
 import { DisabledAccounts1764374400000 } from './migrations/1764374400000-disabled-accounts';
+import { SessionAuthentication1764460800000 } from './migrations/1764460800000-session-authentication';
+import { SecondFactor1764547200000 } from './migrations/1764547200000-second-factor';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -20,6 +22,8 @@ export const MIGRATIONS = [
   AccountProfile1764201600000,
   SessionDetails1764288000000,
   DisabledAccounts1764374400000,
+  SessionAuthentication1764460800000,
+  SecondFactor1764547200000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

@@ -43,7 +43,16 @@ export class MailDeliveryError extends Error {
 }
 
 type Kind = 'verification' | 'password-reset' | 'email-change';
-type NoticeKind = 'password-changed' | 'email-changed' | 'registration-attempt';
+type NoticeKind =
+  | 'password-changed'
+  | 'email-changed'
+  | 'registration-attempt'
+  | 'mfa-enabled'
+  | 'mfa-disabled'
+  | 'recovery-code-used';
+
+/** The notices about the second factor, each sent by MfaService after the change. */
+export type MfaNotice = Extract<NoticeKind, `mfa-${string}` | 'recovery-code-used'>;
 
 const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
   verification: 'verification',
@@ -52,6 +61,9 @@ const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
   'password-changed': 'password_changed',
   'email-changed': 'email_changed',
   'registration-attempt': 'registration_attempt',
+  'mfa-enabled': 'mfa_enabled',
+  'mfa-disabled': 'mfa_disabled',
+  'recovery-code-used': 'recovery_code_used',
 };
 
 /**
@@ -77,6 +89,9 @@ const NOTICE_SUBJECTS: Record<NoticeKind, string> = {
   'password-changed': 'Your {{appName}} password was changed',
   'email-changed': 'The email address of your {{appName}} account was changed',
   'registration-attempt': 'Someone tried to sign up for {{appName}} with your email',
+  'mfa-enabled': 'Two-step sign-in is now on for your {{appName}} account',
+  'mfa-disabled': 'Two-step sign-in was switched off for your {{appName}} account',
+  'recovery-code-used': 'A recovery code was used to sign in to your {{appName}} account',
 };
 
 /**
@@ -146,6 +161,10 @@ export class MailService {
    */
   sendRegistrationAttemptNotice(message: NoticeMail): Promise<void> {
     return this.sendNotice('registration-attempt', message);
+  }
+
+  sendMfaNotice(kind: MfaNotice, message: NoticeMail): Promise<void> {
+    return this.sendNotice(kind, message);
   }
 
   private sendNotice(kind: NoticeKind, message: NoticeMail): Promise<void> {

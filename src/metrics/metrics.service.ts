@@ -26,9 +26,14 @@ const EMAIL_KINDS = [
   'password_changed',
   'email_changed',
   'registration_attempt',
+  'mfa_enabled',
+  'mfa_disabled',
+  'recovery_code_used',
 ] as const;
 /** `capped`: not sent, the address has had MAIL_RECIPIENT_LIMIT mails of its kind lately. */
 const EMAIL_OUTCOMES = ['sent', 'failed', 'capped'] as const;
+const SECOND_FACTOR_METHODS = ['totp', 'recovery_code'] as const;
+const SECOND_FACTOR_OUTCOMES = ['ok', 'failed'] as const;
 
 export type RefreshOutcome = (typeof REFRESH_OUTCOMES)[number];
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
@@ -65,6 +70,11 @@ export class Metrics implements OnApplicationShutdown {
   private readonly rateLimited = this.counter(
     'auth_rate_limited_total',
     'Requests refused with 429 RATE_LIMITED',
+  );
+  private readonly secondFactors = this.counter(
+    'auth_second_factor_total',
+    'Second-factor codes checked (login, step-up, switching it off), by method and outcome',
+    { method: SECOND_FACTOR_METHODS, outcome: SECOND_FACTOR_OUTCOMES },
   );
   private readonly emails = this.counter('auth_emails_total', 'Emails, by kind and outcome', {
     kind: EMAIL_KINDS,
@@ -106,6 +116,13 @@ export class Metrics implements OnApplicationShutdown {
 
   refusedByRateLimit(): void {
     this.rateLimited.inc();
+  }
+
+  secondFactor(
+    method: (typeof SECOND_FACTOR_METHODS)[number],
+    outcome: (typeof SECOND_FACTOR_OUTCOMES)[number],
+  ): void {
+    this.secondFactors.inc({ method, outcome });
   }
 
   email(kind: EmailKind, outcome: EmailOutcome): void {

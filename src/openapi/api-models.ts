@@ -86,7 +86,7 @@ export class VerifiedEmailDataModel {
 export class TokenResponseModel {
   @ApiProperty({
     description:
-      'JWT (RFC 9068: typ at+jwt; iss, aud, sub, iat, exp, jti, sid), valid for ACCESS_TOKEN_TTL seconds.',
+      'JWT (RFC 9068: typ at+jwt; iss, aud, sub, iat, exp, jti, sid, client_id; auth_time and amr as OpenID Connect and RFC 8176 name them), valid for ACCESS_TOKEN_TTL seconds.',
   })
   access_token!: string;
 

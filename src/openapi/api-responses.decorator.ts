@@ -5,6 +5,7 @@ import {
   HeadersObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
+import { MfaChallengeEnvelopeModel } from '../mfa/mfa.view';
 import { ErrorEnvelopeModel, TokenResponseModel, UserEnvelopeModel } from './api-models';
 
 /** A code at its catalogue status, or `[code, status]` where the contract gives it another. */
@@ -50,26 +51,56 @@ export const CLEAR_COOKIES: HeadersObject = {
  * those in the schema's `error` enum). Statuses come from the one catalogue, so the document
  * cannot disagree with what the filter sends. Several `ApiErrors` on one route (one from
  * `@Authenticated()`, one of the route's own) add up: codes of one status are merged, where
- * `@ApiResponse` would keep only the last schema.
+ * `@ApiResponse` would keep only the last schema. On a controller, they also join the routes'
+ * own codes of the same status (Swagger would let a route's 403 hide the controller's), and a
+ * controller's decorators run after its routes', so the routes are merged into here.
  */
 export function ApiErrors(...errors: DocumentedError[]): MethodDecorator & ClassDecorator {
   return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
-    const holder = (descriptor?.value as object | undefined) ?? target;
-    const byStatus = documentedCodes(holder);
-    for (const entry of errors) {
-      const [code, status] =
-        typeof entry === 'string' ? [entry, ERROR_CATALOGUE[entry].status] : entry;
-      byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+    if (key === undefined && typeof target === 'function') {
+      const prototype = target.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const method = prototype[name];
+        if (name === 'constructor' || typeof method !== 'function') continue;
+        const own = documentedCodes(method, false);
+        const shared = errors.filter((entry) => own.has(statusOf(entry)));
+        if (shared.length > 0) addErrors(method, shared, prototype, name);
+      }
     }
-    const responses = [...byStatus.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([status, codes]) => errorResponse(status, [...codes].sort()));
-    applyDecorators(ApiExtraModels(ErrorEnvelopeModel), ...responses)(target, key, descriptor);
+    addErrors((descriptor?.value as object | undefined) ?? target, errors, target, key, descriptor);
   };
 }
 
-/** The error codes already documented on a route, by status; their entries are taken out. */
-function documentedCodes(holder: object): Map<number, Set<ErrorCode>> {
+function statusOf(entry: DocumentedError): number {
+  return typeof entry === 'string' ? ERROR_CATALOGUE[entry].status : entry[1];
+}
+
+function addErrors(
+  holder: object,
+  errors: DocumentedError[],
+  target: object,
+  key?: string | symbol,
+  descriptor?: PropertyDescriptor,
+): void {
+  const byStatus = documentedCodes(holder);
+  for (const entry of errors) {
+    const code = typeof entry === 'string' ? entry : entry[0];
+    const status = statusOf(entry);
+    byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+  }
+  const responses = [...byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, codes]) => errorResponse(status, [...codes].sort()));
+  const descriptorOf =
+    descriptor ?? (key === undefined ? undefined : Object.getOwnPropertyDescriptor(target, key));
+  applyDecorators(ApiExtraModels(ErrorEnvelopeModel), ...responses)(target, key, descriptorOf);
+}
+
+/**
+ * The error codes already documented on a route, by status; their entries are taken out (to be
+ * written again, merged) unless `take` is false.
+ */
+function documentedCodes(holder: object, take = true): Map<number, Set<ErrorCode>> {
   const responses = (Reflect.getMetadata(DECORATORS.API_RESPONSE, holder) ?? {}) as Record<
     string,
     { content?: { 'application/json'?: { schema?: ErrorSchema } } }
@@ -82,7 +113,7 @@ function documentedCodes(holder: object): Map<number, Set<ErrorCode>> {
     if (codes) found.set(Number(status), new Set(codes));
     else rest[status] = response;
   }
-  Reflect.defineMetadata(DECORATORS.API_RESPONSE, rest, holder);
+  if (take) Reflect.defineMetadata(DECORATORS.API_RESPONSE, rest, holder);
   return found;
 }
 
@@ -141,11 +172,16 @@ export const TOKEN_DELIVERY = 'X-Token-Delivery';
 /**
  * Login's and refresh's 200, whose shape the client picks with `X-Token-Delivery`: both shapes
  * as a `oneOf` of two named schemas, told apart by a property only one of them has, so that a
- * generated client narrows the answer without a cast.
+ * generated client narrows the answer without a cast. `secondFactor`: login's third shape, the
+ * pending second step (`MfaChallengeEnvelopeModel`, whose `data` has `mfa_required`).
  */
-export function ApiTokenDelivery(message: string): MethodDecorator {
+export function ApiTokenDelivery(message: string, secondFactor = false): MethodDecorator {
+  const challenge = secondFactor
+    ? ' For a user with a second factor, whatever the header: `MfaChallengeEnvelopeModel` ' +
+      '(`data.mfa_required`), no cookies and no tokens.'
+    : '';
   return applyDecorators(
-    ApiExtraModels(UserEnvelopeModel, TokenResponseModel),
+    ApiExtraModels(UserEnvelopeModel, TokenResponseModel, MfaChallengeEnvelopeModel),
     ApiHeader({
       name: TOKEN_DELIVERY,
       required: false,
@@ -162,7 +198,8 @@ export function ApiTokenDelivery(message: string): MethodDecorator {
       description:
         `${message}. Without \`${TOKEN_DELIVERY}: body\`: \`UserEnvelopeModel\` (has ` +
         '`success`), the tokens in Set-Cookie. With it: `TokenResponseModel` (has ' +
-        '`access_token`), no envelope, no cookies.',
+        '`access_token`), no envelope, no cookies.' +
+        challenge,
       headers: {
         'Set-Cookie': {
           ...SET_COOKIES['Set-Cookie'],
@@ -173,6 +210,7 @@ export function ApiTokenDelivery(message: string): MethodDecorator {
         oneOf: [
           { $ref: getSchemaPath(UserEnvelopeModel) },
           { $ref: getSchemaPath(TokenResponseModel) },
+          ...(secondFactor ? [{ $ref: getSchemaPath(MfaChallengeEnvelopeModel) }] : []),
         ],
       },
     }),

@@ -1,18 +1,34 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
-import { AuthModule } from '../auth/auth.module';
+import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { TokensModule } from '../tokens/tokens.module';
-import { SessionsController } from './sessions.controller';
+import { UsersModule } from '../users/users.module';
+import { RefreshRotation } from './refresh-rotation';
+import { RefreshSession } from './refresh-session.entity';
+import { SessionJanitor } from './session-janitor.service';
+import { SessionLifetime } from './session-lifetime';
+import { SessionRows } from './session-rows';
 import { SessionsService } from './sessions.service';
 
 /**
- * "My sessions": AuthModule for what `@Authenticated()` runs and the cookies, TokensModule for
- * the revocation, AuditModule for the trail.
+ * Sessions (refresh-token families), end to end: the one module that reads and writes
+ * refresh_sessions. TokensModule gives it the refresh tokens' signer; UsersModule the users
+ * whose access tokens a revocation ends. Auth, account, sessions and admin ask SessionsService.
  */
 @Module({
-  imports: [AuditModule, AuthModule, DatabaseModule, TokensModule],
-  controllers: [SessionsController],
-  providers: [SessionsService],
+  imports: [
+    AuditModule,
+    ConfigSectionsModule,
+    DatabaseModule,
+    MetricsModule,
+    TokensModule,
+    UsersModule,
+    TypeOrmModule.forFeature([RefreshSession]),
+  ],
+  providers: [SessionsService, RefreshRotation, SessionRows, SessionLifetime, SessionJanitor],
+  exports: [SessionsService, SessionLifetime],
 })
 export class SessionsModule {}

@@ -1,59 +1,190 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
-import { AppException } from '../common/errors/app.exception';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { EntityManager, FindOperator, In, IsNull, MoreThan, Not, Repository } from 'typeorm';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { RefreshTokensService } from '../tokens/refresh-tokens.service';
-import { RevocationService } from '../tokens/revocation.service';
-import { SessionLifetime } from '../tokens/session-lifetime';
-import { SessionView } from './session.view';
+import { hashToken, randomToken } from '../tokens/token-hash';
+import { UsersService } from '../users/users.service';
+import { IssuedRefreshToken, RefreshClaims } from './refresh-claims';
+import { RefreshRotation, Rotated } from './refresh-rotation';
+import { RefreshSession } from './refresh-session.entity';
+import { SessionLifetime } from './session-lifetime';
+import { SessionRows } from './session-rows';
 
-/** A signed-in user's own sessions: list them, end one, end all but the current one. */
+/**
+ * The owner of sessions, end to end: a session is a refresh-token family, started for a user
+ * with the methods that authenticated them, rotated, listed, ended (one, the others, all), and
+ * removed with its account. No other module touches refresh_sessions.
+ *
+ * Revocations lock a user's sessions before the user row, everywhere, so two of them never
+ * deadlock; callers that also change the user (a password reset, a disable) end the sessions
+ * first, in the same transaction.
+ */
 @Injectable()
 export class SessionsService {
   constructor(
+    @InjectRepository(RefreshSession) private readonly sessions: Repository<RefreshSession>,
     private readonly database: Database,
-    private readonly refreshTokens: RefreshTokensService,
-    private readonly revocation: RevocationService,
-    private readonly audit: AuditTrail,
+    private readonly rows: SessionRows,
+    private readonly rotation: RefreshRotation,
+    private readonly users: UsersService,
     private readonly lifetime: SessionLifetime,
   ) {}
 
-  /** Live sessions only (not revoked, not expired, not past SESSION_MAX_AGE), newest use first. */
-  async list(userId: string, currentSessionId: string | undefined): Promise<SessionView[]> {
-    const live = await this.refreshTokens.liveSessions(userId);
-    return live.map((row) => ({
-      id: row.familyId,
-      created_at: this.lifetime.startOf(row).toISOString(),
-      last_used_at: row.createdAt.toISOString(),
-      expires_at: this.lifetime.expiryOf(row).toISOString(),
-      ip: row.ip,
-      user_agent: row.userAgent,
-      current: row.familyId === currentSessionId,
-    }));
+  /**
+   * A new session for `userId`, authenticated now by `methods` (RFC 8176 names), inside the
+   * caller's transaction: the caller has checked whatever authenticated the user, and reads the
+   * user under the same transaction to sign its access token.
+   */
+  start(
+    manager: EntityManager,
+    userId: string,
+    methods: readonly string[],
+    client: ClientInfo | undefined,
+  ): Promise<IssuedRefreshToken> {
+    const auth = { methods, authTime: new Date() };
+    return this.rows.insertFirst(manager, userId, randomUUID(), randomToken(), auth, client);
+  }
+
+  /** The refresh token's successor (see RefreshRotation); a refused token is 401 INVALID_TOKEN. */
+  rotate(claims: RefreshClaims, client?: ClientInfo): Promise<Rotated> {
+    return this.rotation.rotate(claims, client);
   }
 
   /**
-   * Ends one of the user's live sessions; another user's, an unknown or an ended one are the
-   * same `404 SESSION_NOT_FOUND`, so the answer tells nothing of other accounts' sessions.
+   * The session `familyId` of the user was just authenticated again by `methods` (step-up): new
+   * tokens for it, its `auth_time` now and its `amr` those methods, its start unchanged. With
+   * the session's refresh token at hand (a browser sends the cookie) it is rotated as a refresh
+   * would, so parallel tabs keep the grace window; without, the session's current token is
+   * retired for a new one. 401 INVALID_TOKEN when the session is not live.
    */
-  async end(userId: string, sessionId: string, client: ClientInfo): Promise<void> {
-    const ended = await this.database.transaction(async (manager) => {
-      if (!(await this.revocation.endSession(manager, userId, sessionId))) return false;
-      await this.audit.record(manager, 'session_ended', userId, client, { sessionId });
-      return true;
-    });
-    if (!ended) throw new AppException('SESSION_NOT_FOUND');
+  reauthenticate(
+    userId: string,
+    familyId: string,
+    methods: readonly string[],
+    presented: RefreshClaims | undefined,
+    client?: ClientInfo,
+  ): Promise<Rotated> {
+    const auth = { methods, authTime: new Date() };
+    if (presented?.sub === userId && presented.fam === familyId) {
+      return this.rotation.rotate(presented, client, auth);
+    }
+    return this.rotation.renew(userId, familyId, auth);
   }
 
-  /** Every live session of the user but `keepSessionId`; returns how many were ended. */
-  endOthers(userId: string, keepSessionId: string, client: ClientInfo): Promise<number> {
-    return this.database.transaction(async (manager) => {
-      const ended = await this.revocation.endOtherSessions(manager, userId, keepSessionId);
-      for (const sessionId of ended) {
-        await this.audit.record(manager, 'session_ended', userId, client, { sessionId });
-      }
-      return ended.length;
+  /** The session behind these claims is live: not revoked, not expired, not retired long ago. */
+  async isLive(claims: RefreshClaims): Promise<boolean> {
+    const row = await this.database.run((manager) =>
+      manager.withRepository(this.sessions).findOneBy({ id: hashToken(claims.jti) }),
+    );
+    const now = new Date();
+    return (
+      row !== null &&
+      row.userId === claims.sub &&
+      row.familyId === claims.fam &&
+      row.revokedAt === null &&
+      this.lifetime.expiryOf(row).getTime() > now.getTime() &&
+      (row.rotatedAt === null || this.lifetime.withinGrace(row.rotatedAt, now))
+    );
+  }
+
+  /**
+   * Whether `familyId` is a live session of the user, inside the caller's unit of work (the
+   * access-token check asks it beside the user's row, see UsersService.findForAccessCheck). A
+   * live session is a family with a current (unrotated, unrevoked) token: a rotation marks one
+   * row rotated and inserts its successor in one transaction, so a family always has exactly one
+   * such row until it is revoked. An expired one counts until the janitor removes it: its access
+   * tokens expired before it did.
+   */
+  isFamilyLive(manager: EntityManager, userId: string, familyId: string): Promise<boolean> {
+    return manager
+      .withRepository(this.sessions)
+      .existsBy({ familyId, userId, revokedAt: IsNull(), rotatedAt: IsNull() });
+  }
+
+  /**
+   * The current token of each of the user's live sessions (not revoked, not expired, not past
+   * SESSION_MAX_AGE), newest use first: exactly one per live session.
+   */
+  async list(userId: string): Promise<RefreshSession[]> {
+    const now = new Date();
+    const rows = await this.database.run((manager) =>
+      manager.withRepository(this.sessions).find({
+        where: { userId, revokedAt: IsNull(), rotatedAt: IsNull(), expiresAt: MoreThan(now) },
+        order: { createdAt: 'DESC', familyId: 'ASC' },
+      }),
+    );
+    // One entry per session even if a family ever held two current rows (it cannot today).
+    const byFamily = new Map<string, RefreshSession>();
+    for (const row of rows) if (!byFamily.has(row.familyId)) byFamily.set(row.familyId, row);
+    // Past its end under a SESSION_MAX_AGE lowered since the row was written: no longer live.
+    return [...byFamily.values()].filter(
+      (row) => this.lifetime.expiryOf(row).getTime() > now.getTime(),
+    );
+  }
+
+  /**
+   * Every session of the user, and every access token (the token version moves), on every
+   * device: logout, a password reset or change, an administrator's action.
+   */
+  endAll(userId: string, manager?: EntityManager): Promise<void> {
+    const work = async (em: EntityManager) => {
+      await em
+        .withRepository(this.sessions)
+        .update({ userId, revokedAt: IsNull() }, { revokedAt: new Date() });
+      await this.users.revokeAccessTokens(em, userId);
+    };
+    return manager ? work(manager) : this.database.transaction(work);
+  }
+
+  /**
+   * One of the user's live sessions: its refresh tokens are revoked, and its access tokens
+   * (`sid`) are refused by every instance's next check once the user's generation has moved
+   * after the commit. The user's token version stays: their other sessions' access tokens keep
+   * working. False when the user has no such live session (another user's, unknown, ended,
+   * expired): nothing changes then.
+   */
+  async end(manager: EntityManager, userId: string, familyId: string): Promise<boolean> {
+    return (await this.endFamilies(manager, userId, { familyId })).length > 0;
+  }
+
+  /** Every live session of the user but `keepFamilyId`; returns the ids of those ended. */
+  endOthers(manager: EntityManager, userId: string, keepFamilyId: string): Promise<string[]> {
+    return this.endFamilies(manager, userId, { familyId: Not(keepFamilyId) });
+  }
+
+  /** An account's removal: its sessions' rows go, before the user row (the same lock order). */
+  async deleteAllOf(manager: EntityManager, userId: string): Promise<void> {
+    await manager.withRepository(this.sessions).delete({ userId });
+  }
+
+  private async endFamilies(
+    manager: EntityManager,
+    userId: string,
+    which: { familyId: string | FindOperator<string> },
+  ): Promise<string[]> {
+    const sessions = manager.withRepository(this.sessions);
+    // Each live session's current token, held (MySQL) so a rotation racing this waits for it,
+    // then finds its token revoked.
+    const current = await sessions.find({
+      select: { id: true, familyId: true },
+      where: {
+        userId,
+        ...which,
+        revokedAt: IsNull(),
+        rotatedAt: IsNull(),
+        expiresAt: MoreThan(new Date()),
+      },
+      lock: this.database.rowLock,
     });
+    const families = [...new Set(current.map((row) => row.familyId))];
+    if (families.length === 0) return [];
+    await sessions.update(
+      { userId, familyId: In(families), revokedAt: IsNull() },
+      { revokedAt: new Date() },
+    );
+    this.users.changed(manager, userId);
+    return families;
   }
 }

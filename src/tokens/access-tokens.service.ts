@@ -24,6 +24,21 @@ export interface AccessClaims {
   role: string;
   /** RFC 9068: the client the token was issued to (JWT_CLIENT_ID). */
   client_id: string;
+  /**
+   * When the session was last authenticated (OpenID Connect's claim), epoch seconds. Absent
+   * from tokens issued before it was added (they count as not recent).
+   */
+  auth_time?: number;
+  /** The methods that authenticated it (RFC 8176): `pwd`, `otp`, `hwk`, `mfa`… */
+  amr?: string[];
+}
+
+/** How a session was authenticated: its access tokens' `amr` and `auth_time`. */
+export interface SessionAuth {
+  /** RFC 8176 method names, in the order they were used. */
+  methods: readonly string[];
+  /** When the session was last authenticated: its login, or a reauthentication since. */
+  authTime: Date;
 }
 
 export interface IssuedAccessToken {
@@ -64,9 +79,15 @@ export class AccessTokensService {
    */
   sessionTokens(
     user: User,
-    refresh: { token: string; expiresIn: number; expiresAt: number; family: string },
+    refresh: {
+      token: string;
+      expiresIn: number;
+      expiresAt: number;
+      family: string;
+      auth: SessionAuth;
+    },
   ): SessionTokens {
-    const access = this.issue(user, refresh.family, refresh.expiresAt);
+    const access = this.issue(user, refresh.family, refresh.auth, refresh.expiresAt);
     return {
       accessToken: access.token,
       accessExpiresIn: access.expiresIn,
@@ -76,18 +97,20 @@ export class AccessTokensService {
   }
 
   /**
-   * A token for `user` in the session family `sessionId`, for ACCESS_TOKEN_TTL or until
-   * `notAfter` (epoch seconds), whichever comes first.
+   * A token for `user` in the session family `sessionId`, authenticated as `auth` says, for
+   * ACCESS_TOKEN_TTL or until `notAfter` (epoch seconds), whichever comes first.
    */
-  issue(user: User, sessionId: string, notAfter = Infinity): IssuedAccessToken {
+  issue(user: User, sessionId: string, auth: SessionAuth, notAfter = Infinity): IssuedAccessToken {
     // `iat` fixed here, so the lifetime cannot slip past `notAfter` across a second's turn.
     const iat = epochSeconds();
-    const claims: Pick<AccessClaims, 'sid' | 'ver' | 'role' | 'iat' | 'client_id'> = {
+    const claims: Omit<AccessClaims, 'iss' | 'aud' | 'sub' | 'exp' | 'jti'> = {
       sid: sessionId,
       ver: user.tokenVersion,
       role: user.role,
       iat,
       client_id: this.config.clientId,
+      auth_time: epochSeconds(auth.authTime),
+      amr: [...auth.methods],
     };
     const expiresIn = Math.max(0, Math.min(this.config.accessTtl, notAfter - iat));
     const token = this.jwt.sign(claims, { subject: user.id, jwtid: randomUUID(), expiresIn });

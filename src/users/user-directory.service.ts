@@ -113,7 +113,7 @@ export class UserDirectory {
 
   /**
    * Sets or clears `disabled_at`. Disabling alone does not end the sessions: the caller revokes
-   * them in the same transaction (RevocationService), and the token checks refuse a disabled
+   * them in the same transaction (SessionsService), and the token checks refuse a disabled
    * user whatever its tokens say.
    */
   setDisabledIn(manager: EntityManager, id: string, disabledAt: Date | null): Promise<User | null> {

@@ -161,3 +161,14 @@ export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promi
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/**
+ * The code an authenticator app shows, read as a person would type it: not in the last seconds
+ * of its 30-second step. The app offers the oldest code the service still accepts (one step
+ * back), which the service refuses once the next step begins; typing and sending take a moment.
+ */
+export async function codeToType(app: { code(): Promise<string> }): Promise<string> {
+  const left = 30_000 - (Date.now() % 30_000);
+  if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+  return app.code();
+}

@@ -16,6 +16,9 @@ export const SCREENSHOTS = [
   'rate-limited',
   'unavailable',
   'account',
+  'two-step-enrol',
+  'two-step-codes',
+  'second-step',
 ] as const;
 export type Screenshot = (typeof SCREENSHOTS)[number];
 

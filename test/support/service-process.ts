@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
-import { ACCESS_SECRET, HTTP_PLATFORM, REFRESH_SECRET } from './test-app';
+import { ACCESS_SECRET, HTTP_PLATFORM, MFA_KEY, REFRESH_SECRET } from './test-app';
 
 /** The real service (src/main.ts through ts-node) as a process of its own, as it is deployed. */
 export interface ServiceProcess {
@@ -48,6 +48,8 @@ export async function startServiceProcess(
         MAIL_OUTBOX_DIR: join(dataDir, 'mail'),
         JWT_ACCESS_SECRET: ACCESS_SECRET,
         JWT_REFRESH_SECRET: REFRESH_SECRET,
+        // One key for every process, as JWT secrets: instances open each other's TOTP secrets.
+        MFA_ENCRYPTION_KEY: MFA_KEY,
         BCRYPT_COST: '4',
         THROTTLE_LIMIT: '10000000',
         THROTTLE_AUTH_LIMIT: '10000000',

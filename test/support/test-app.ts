@@ -16,6 +16,7 @@ import { TestDatabase, createTestDatabase } from './test-database';
 export const ACCESS_SECRET = 'test-access-secret-0123456789-abcdefghijklmnop';
 export const REFRESH_SECRET = 'test-refresh-secret-0123456789-abcdefghijklmno';
 export const APP_ORIGIN = 'http://localhost:5173';
+export const MFA_KEY = Buffer.alloc(32, 24).toString('base64');
 
 /** The platform the suites run on: Express unless CI's second pass sets HTTP_PLATFORM=fastify. */
 export const HTTP_PLATFORM = process.env.HTTP_PLATFORM ?? 'express';
@@ -91,6 +92,7 @@ export async function startTestApp(
       MAIL_OUTBOX_DIR: outboxDir,
       JWT_ACCESS_SECRET: ACCESS_SECRET,
       JWT_REFRESH_SECRET: REFRESH_SECRET,
+      MFA_ENCRYPTION_KEY: MFA_KEY,
       CORS_ORIGINS: APP_ORIGIN,
       BCRYPT_COST: '4',
       THROTTLE_LIMIT: '100000',

@@ -2,19 +2,28 @@
 // Links in its emails come back to /verify-email?token=… or /reset-password?token=…, so the page
 // knows which one it holds.
 import { API_URL } from './config.js';
-import { AuthError, createAuthClient } from './sdk/index.js';
+import { AuthError, createAuthClient, isSecondFactorRequired } from './sdk/index.js';
 import { describe, isPassing } from './messages.js';
-import { clearFieldErrors, clearForm, showFieldErrors, valuesOf, whileBusy } from './forms.js';
+import {
+  clearFieldErrors,
+  clearForm,
+  eitherField,
+  showFieldErrors,
+  valuesOf,
+  whileBusy,
+} from './forms.js';
 import { wireAccount } from './account.js';
+import { wireSecondFactor } from './second-factor.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
 // For trying the SDK in the browser's console.
 window.auth = auth;
 
 const $ = (selector) => document.querySelector(selector);
-const VIEWS = ['#signed-out', '#signed-in', '#unavailable', '#reset'];
+const VIEWS = ['#signed-out', '#second-step', '#signed-in', '#unavailable', '#reset'];
 const FORMS = [
   '#login-form',
+  '#mfa-form',
   '#register-form',
   '#forgot-form',
   '#resend-form',
@@ -23,10 +32,19 @@ const FORMS = [
   '#password-form',
   '#email-form',
   '#delete-form',
+  '#totp-confirm-form',
+  '#totp-disable-form',
+  '#reauth-form',
 ];
 const link = (path) => `${location.origin}${path}`;
 /** The reset token of the link that opened the page; kept in memory, never in the address bar. */
 let resetToken = null;
+/** The login's challenge while its second step is on screen; in memory only. */
+let challenge = null;
+const secondStepField = eitherField($('#mfa-switch'), [
+  { input: $('#mfa-code'), offer: 'Use a code from the app instead' },
+  { input: $('#mfa-recovery-code'), offer: 'Use a recovery code instead' },
+]);
 
 /**
  * Shows one view. After the first, the focus moves to its heading: the button that led here is
@@ -57,6 +75,7 @@ function clearAllForms() {
 }
 
 function showSignedIn(user) {
+  leaveSecondStep();
   setStatus(`Signed in as ${user.username}`);
   $('#protected-result').textContent = '';
   const rows = [
@@ -82,6 +101,23 @@ function showSignedIn(user) {
   profile.elements.picture.value = user.picture ?? '';
   show('#signed-in');
   void account.loadSessions();
+  void secondFactor.load();
+}
+
+/** The password was right; the account asks for a code too. The focus goes to its field. */
+function showSecondStep(value) {
+  challenge = value;
+  clearForm($('#mfa-form'));
+  secondStepField.reset();
+  setStatus('One more step to sign in');
+  show('#second-step');
+  $('#mfa-code').focus();
+}
+
+function leaveSecondStep() {
+  challenge = null;
+  clearForm($('#mfa-form'));
+  secondStepField.reset();
 }
 
 function showSignedOut(status = 'Signed out') {
@@ -105,13 +141,24 @@ async function showCurrentState() {
   else showUnavailable(status.error);
 }
 
-/** A failed form: field errors beside their fields, the rest in the notice. */
+/**
+ * A failed form: field errors beside their fields, the rest in the notice. A wrong code is
+ * selected, ready for the next one.
+ */
 function failed(form, error, context) {
   const unmatched = error instanceof AuthError ? showFieldErrors(form, error.details) : [];
   notify([describe(error, context), ...unmatched].join(' '));
+  if (error instanceof AuthError && error.code === 'INVALID_MFA_CODE') {
+    const code = form.querySelector('input:enabled');
+    code?.focus();
+    code?.select();
+  }
 }
 
-/** Wires a form: busy while its call runs, errors cleared before it, `run` does the rest. */
+/**
+ * Wires a form: busy while its call runs, errors cleared before it, `run` does the rest.
+ * `context` (for `describe`) may be a function of the form's values.
+ */
 function onSubmit(selector, busyLabel, run, context) {
   const form = $(selector);
   form.addEventListener('submit', (event) => {
@@ -119,10 +166,11 @@ function onSubmit(selector, busyLabel, run, context) {
     void whileBusy(form.querySelector('button'), busyLabel, async () => {
       clearFieldErrors(form);
       notify('');
+      const values = valuesOf(form);
       try {
-        await run(valuesOf(form), form);
+        await run(values, form);
       } catch (error) {
-        failed(form, error, context);
+        failed(form, error, typeof context === 'function' ? context(values) : context);
       }
     });
   });
@@ -138,9 +186,35 @@ onSubmit('#register-form', 'Creating the account…', async (values, form) => {
 });
 
 onSubmit('#login-form', 'Logging in…', async (values, form) => {
-  const { data } = await auth.login(values);
+  const result = await auth.login(values);
   clearForm(form);
-  showSignedIn(data.user);
+  if (isSecondFactorRequired(result)) showSecondStep(result.data.challenge);
+  else showSignedIn(result.data.user);
+});
+
+onSubmit(
+  '#mfa-form',
+  'Checking…',
+  async (values) => {
+    try {
+      const { data } = await auth.verifySecondFactor({ challenge, ...values });
+      showSignedIn(data.user);
+    } catch (error) {
+      if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
+        // Used or expired (five minutes): only the password step makes a new one.
+        leaveSecondStep();
+        showSignedOut();
+      }
+      throw error;
+    }
+  },
+  (values) => ('recovery_code' in values ? 'recovery-code' : 'second-step'),
+);
+
+$('#mfa-cancel').addEventListener('click', () => {
+  leaveSecondStep();
+  notify('');
+  showSignedOut();
 });
 
 onSubmit('#forgot-form', 'Sending…', async (values, form) => {
@@ -224,6 +298,7 @@ $('#retry').addEventListener('click', () => {
 
 auth.onSessionEnded((reason) => {
   clearAllForms();
+  secondFactor.reset();
   if (reason === 'logout') {
     showSignedOut();
     notify('');
@@ -244,6 +319,12 @@ auth.onSessionStarted(({ source }) => {
 });
 
 const account = wireAccount({ auth, notify, showSignedIn, onSubmit });
+const secondFactor = wireSecondFactor({
+  auth,
+  notify,
+  onSubmit,
+  onChange: () => account.loadSessions(),
+});
 
 async function confirmEmailFromLink(token) {
   try {

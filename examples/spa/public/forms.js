@@ -74,3 +74,38 @@ export function clearForm(form) {
   form.reset();
   clearFieldErrors(form);
 }
+
+/**
+ * Two ways to answer one question (a code from the app, or a recovery code; a code or the
+ * password): one field shown and sent at a time (the other is disabled, so the form leaves it
+ * out), and `button` offers the other, moving the focus to it. `choices` are the two inputs,
+ * each with its button text ("Use a recovery code instead"); the first is shown at first and
+ * after `reset()`.
+ */
+export function eitherField(button, choices) {
+  let active = 0;
+  const apply = () => {
+    choices.forEach(({ input }, index) => {
+      input.closest('.field').hidden = index !== active;
+      input.disabled = index !== active;
+    });
+    button.textContent = choices[1 - active].offer;
+  };
+  button.addEventListener('click', () => {
+    active = 1 - active;
+    if (button.form) clearFieldErrors(button.form);
+    apply();
+    choices[active].input.focus();
+  });
+  apply();
+  return {
+    reset() {
+      active = 0;
+      apply();
+    },
+    /** The input shown now. */
+    get input() {
+      return choices[active].input;
+    },
+  };
+}

@@ -40,9 +40,19 @@ export function describe(error, context) {
         return 'This verification link is invalid or has expired. Ask for a new one below.';
       if (context === 'reset')
         return 'This reset link is invalid or has expired. Ask for a new one below.';
+      if (context === 'second-step' || context === 'recovery-code')
+        return 'This sign-in attempt has expired. Log in again with your email and password.';
       return 'Your session has ended. Please log in again.';
     case 'INVALID_PASSWORD':
       return 'The current password is wrong.';
+    case 'INVALID_MFA_CODE':
+      if (context === 'recovery-code')
+        return 'That recovery code is wrong or has been used. Check it, or try another one.';
+      return 'That code is wrong or has been used. Enter the code your authenticator app shows now.';
+    case 'REAUTHENTICATION_REQUIRED':
+      return 'You signed in a while ago: confirm it’s you, then try again.';
+    case 'MFA_ENROLMENT_REQUIRED':
+      return 'Your account must use two-step sign-in: switch it on under “Two-step sign-in” first.';
     case 'EMAIL_ALREADY_VERIFIED':
       return 'This email is already verified: you can log in.';
     case 'VALIDATION_ERROR':

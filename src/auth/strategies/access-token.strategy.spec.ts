@@ -9,7 +9,7 @@ import { AccessTokensService } from '../../tokens/access-tokens.service';
 import { epochSeconds } from '../../tokens/epoch-seconds';
 import { accessJwtOptions } from '../../tokens/jwt-options';
 import { User } from '../../users/user.entity';
-import { RefreshTokensService } from '../../tokens/refresh-tokens.service';
+import { SessionsService } from '../../sessions/sessions.service';
 import { UsersService } from '../../users/users.service';
 import { AccessTokenStrategy } from './access-token.strategy';
 import { runStrategy } from '../../../test/support/run-strategy';
@@ -29,6 +29,9 @@ function authenticate(strategy: AccessTokenStrategy, token: string) {
 
 const current = p256();
 const retired = p256();
+
+/** A password login's, a minute ago. */
+const AUTH = { methods: ['pwd'], authTime: new Date(Date.now() - 60_000) };
 
 describe.each([
   ['HS256', { algorithm: 'HS256', secret: SECRET }],
@@ -53,7 +56,7 @@ describe.each([
     config,
     keys,
     users as unknown as UsersService,
-    {} as RefreshTokensService,
+    {} as SessionsService,
   );
   /** The key that signs a forged token the service would accept, were it not for one detail. */
   const signingKey =
@@ -84,8 +87,8 @@ describe.each([
     return (outcome as { failure: unknown }).failure;
   };
 
-  it('issues RFC 9068 tokens: typ at+jwt, iss, aud, sub, iat, exp, jti and sid', () => {
-    const { token, expiresIn } = tokens.issue(user, 'family_1');
+  it('issues RFC 9068 tokens: typ at+jwt, iss, aud, sub, iat, exp, jti, sid, auth_time and amr', () => {
+    const { token, expiresIn } = tokens.issue(user, 'family_1', AUTH);
     expect(expiresIn).toBe(600);
     const decoded = jwt.decode(token, { complete: true })!;
     expect(decoded.header).toEqual({ alg: algorithm, typ: 'at+jwt', ...kid });
@@ -94,18 +97,20 @@ describe.each([
       jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
       iat: expect.any(Number),
       exp: (decoded.payload as { iat: number }).iat + 600,
+      auth_time: Math.floor(AUTH.authTime.getTime() / 1000),
+      amr: ['pwd'],
     });
     expect(tokens.verify(token)).toMatchObject({ sub: user.id, sid: 'family_1' });
   });
 
   it('never issues the same token twice, even in the same second', () => {
-    const first = tokens.issue(user, 'family_1').token;
-    const second = tokens.issue(user, 'family_1').token;
+    const first = tokens.issue(user, 'family_1', AUTH).token;
+    const second = tokens.issue(user, 'family_1', AUTH).token;
     expect(second).not.toBe(first);
   });
 
   it('is verified by an independent library pinning issuer, audience and type', async () => {
-    const { token } = tokens.issue(user, 'family_1');
+    const { token } = tokens.issue(user, 'family_1', AUTH);
     const key =
       algorithm === 'HS256' ? signingKey : createLocalJWKSet({ keys: [...keys.jwks.keys] });
     const { payload } = await jwtVerify(token, key as Parameters<typeof jwtVerify>[1], {
@@ -118,7 +123,9 @@ describe.each([
   });
 
   it('accepts its own token and a hand-made one with the same claims', async () => {
-    expect(await authenticate(strategy, tokens.issue(user, 'family_1').token)).toEqual({ user });
+    expect(await authenticate(strategy, tokens.issue(user, 'family_1', AUTH).token)).toEqual({
+      user,
+    });
     expect(await authenticate(strategy, await forge({}))).toEqual({ user });
     expect(await authenticate(strategy, await forge({ typ: 'application/at+jwt' }))).toEqual({
       user,
@@ -185,7 +192,7 @@ describe.each([
   });
 
   it('refuses a changed payload and malformed tokens', async () => {
-    const [header, , signature] = tokens.issue(user, 'family_1').token.split('.');
+    const [header, , signature] = tokens.issue(user, 'family_1', AUTH).token.split('.');
     await refused(`${header}.${segment({ ...claims, role: 'admin' })}.${signature}`);
     for (const token of ['a.b', 'a.b.c.d', `${header}.e30.AAAA`, `${segment([algorithm])}.e30.x`]) {
       await refused(token);
@@ -194,7 +201,7 @@ describe.each([
 
   if (algorithm === 'HS256') {
     it('refuses a second spelling of a valid signature', async () => {
-      const token = tokens.issue(user, 'family_1').token;
+      const token = tokens.issue(user, 'family_1', AUTH).token;
       // 32 bytes take 43 characters; the last one carries 2 spare bits that decoding ignores.
       // jsonwebtoken compares the MAC in its encoded form, so the respelling does not match.
       const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';

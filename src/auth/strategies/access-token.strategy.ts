@@ -7,7 +7,7 @@ import { AccessTokenKeys } from '../../tokens/access-token-keys';
 import { AccessTokensService } from '../../tokens/access-tokens.service';
 import { accessVerifyOptions } from '../../tokens/jwt-options';
 import { User } from '../../users/user.entity';
-import { RefreshTokensService } from '../../tokens/refresh-tokens.service';
+import { SessionsService } from '../../sessions/sessions.service';
 import { SessionCheck, UsersService } from '../../users/users.service';
 import { keyFromHeader } from './key-from-header';
 import { accessToken } from './token-extractors';
@@ -28,7 +28,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
     jwt: JwtConfig,
     keys: AccessTokenKeys,
     private readonly users: UsersService,
-    refreshTokens: RefreshTokensService,
+    sessions: SessionsService,
   ) {
     super({
       jwtFromRequest: accessToken,
@@ -37,7 +37,7 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
       passReqToCallback: true,
     });
     this.sessionIsLive = (manager, userId, sessionId) =>
-      refreshTokens.isFamilyLive(manager, userId, sessionId);
+      sessions.isFamilyLive(manager, userId, sessionId);
   }
 
   /**
@@ -51,8 +51,10 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
     if (!AccessTokensService.isAccessClaims(payload)) return null;
     const user = await this.users.findForAccessCheck(payload.sub, payload.sid, this.sessionIsLive);
     if (!user || user.tokenVersion !== payload.ver || user.disabledAt) return null;
-    // For the routes that act on "this session" (logout's scopes, the sessions list).
+    // For the routes that act on "this session" (logout's scopes, the sessions list), and those
+    // that need a recent sign-in.
     req.sessionId = payload.sid;
+    req.authTime = payload.auth_time;
     return user;
   }
 }

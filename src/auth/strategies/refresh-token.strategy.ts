@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-jwt';
 import { REFRESH_VERIFY_OPTIONS } from '../../tokens/jwt-options';
 import { RefreshTokenKey } from '../../tokens/refresh-token-key';
-import { RefreshClaims, RefreshTokensService } from '../../tokens/refresh-tokens.service';
+import { RefreshClaims, isRefreshClaims } from '../../sessions/refresh-claims';
 import { keyFromHeader } from './key-from-header';
 import { refreshToken } from './token-extractors';
 
@@ -25,6 +25,6 @@ export class RefreshTokenStrategy extends PassportStrategy(Strategy, REFRESH_STR
   }
 
   validate(payload: unknown): RefreshClaims | null {
-    return RefreshTokensService.isRefreshClaims(payload) ? payload : null;
+    return isRefreshClaims(payload) ? payload : null;
   }
 }

@@ -27,6 +27,15 @@ export const ERROR_CATALOGUE = {
   },
   NOT_FOUND: { status: 404, message: 'Route not found' },
   SESSION_NOT_FOUND: { status: 404, message: 'No such session of yours is active' },
+  INVALID_MFA_CODE: { status: 401, message: 'The code is wrong or was already used' },
+  REAUTHENTICATION_REQUIRED: {
+    status: 403,
+    message: 'Confirm it is you: sign in again with your password or a code',
+  },
+  MFA_ENROLMENT_REQUIRED: {
+    status: 403,
+    message: 'Your role requires two-step sign-in: switch it on first',
+  },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {
     status: 503,

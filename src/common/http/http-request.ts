@@ -19,6 +19,8 @@ export interface HttpRequest {
   user?: unknown;
   /** Set by the access-token strategy: the session (`sid`) the accepted token belongs to. */
   sessionId?: string;
+  /** Set by the access-token strategy: the token's `auth_time` (epoch seconds), if it has one. */
+  authTime?: number;
 }
 
 /**

@@ -44,4 +44,15 @@ export class RefreshSession {
   /** The login's user agent (first 255 characters), copied forward like `startedAt`. */
   @Column({ name: 'user_agent', type: 'varchar', length: 255, nullable: true })
   userAgent!: string | null;
+
+  /**
+   * When the session was last authenticated: its login, or a later reauthentication. The access
+   * tokens' `auth_time`; copied forward like `startedAt`.
+   */
+  @Column({ name: 'auth_time', type: 'datetime', nullable: true })
+  authTime!: Date | null;
+
+  /** The methods that authenticated it (RFC 8176 names, comma-separated): the tokens' `amr`. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  amr!: string | null;
 }

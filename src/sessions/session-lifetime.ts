@@ -5,8 +5,8 @@ import { RefreshSession } from './refresh-session.entity';
 type Dated = Pick<RefreshSession, 'startedAt' | 'createdAt' | 'expiresAt'>;
 
 /**
- * The absolute lifetime of a session (ASVS 7.3.2): it ends SESSION_MAX_AGE after its login,
- * however often it was refreshed. Judged with the configuration of now, not the one the session
+ * How long a session and its tokens stay good. The absolute lifetime (ASVS 7.3.2): a session
+ * ends SESSION_MAX_AGE after its login, however often it was refreshed. Judged with the configuration of now, not the one the session
  * began under, so lowering SESSION_MAX_AGE ends older sessions at their next use.
  */
 @Injectable()
@@ -36,5 +36,13 @@ export class SessionLifetime {
   expiryOf(row: Dated): Date {
     const end = this.endOf(this.startOf(row));
     return row.expiresAt.getTime() < end.getTime() ? row.expiresAt : end;
+  }
+
+  /**
+   * A token rotated at `rotatedAt` still gets its successor (parallel tabs): within
+   * REFRESH_REUSE_GRACE seconds. Later, a copy of it is theft.
+   */
+  withinGrace(rotatedAt: Date, now: Date): boolean {
+    return now.getTime() - rotatedAt.getTime() <= this.jwt.refreshReuseGrace * 1000;
   }
 }

@@ -11,7 +11,7 @@ import { SessionId } from '../common/http/session-id.decorator';
 import { ANY_BODY, ApiEnvelope, ApiErrors, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
 import { EndedSessionDataModel, EndedSessionsDataModel, SessionsDataModel } from './session.view';
-import { SessionsService } from './sessions.service';
+import { OwnSessionsService } from './own-sessions.service';
 
 const CLEARED_IF_CURRENT: HeadersObject = {
   'Set-Cookie': {
@@ -30,7 +30,7 @@ const CLEARED_IF_CURRENT: HeadersObject = {
 @Authenticated()
 export class SessionsController {
   constructor(
-    private readonly sessions: SessionsService,
+    private readonly sessions: OwnSessionsService,
     private readonly cookies: AuthCookies,
   ) {}
 

@@ -1,0 +1,236 @@
+// The account page's two-step sign-in: switch it on (a QR code, then a first code), the recovery
+// codes shown once, new ones, switch it off; and the step-up the service asks for when the
+// sign-in is not recent enough (403 REAUTHENTICATION_REQUIRED): the password or a code, then the
+// same call again.
+import { AuthError } from './sdk/index.js';
+import { describe } from './messages.js';
+import { clearForm, eitherField, valuesOf, whileBusy } from './forms.js';
+
+const $ = (selector) => document.querySelector(selector);
+
+/** "JBSW Y3DP EHPK …": the key in groups of four, easier to type into an app. */
+export const groupsOfFour = (secret) => secret.match(/.{1,4}/g).join(' ');
+
+function statusText({ totp, recovery_codes_left: left }) {
+  if (!totp) return 'Off: signing in takes only your password.';
+  const codes = `${left} recovery code${left === 1 ? '' : 's'} left`;
+  return left <= 3
+    ? `On. Only ${codes}: make new ones before you run out.`
+    : `On: signing in asks for a code from your authenticator app. ${codes}.`;
+}
+
+/**
+ * Wires the two-step section of the account page with the app's SDK client, notice and forms;
+ * `onChange` runs once it was switched on or off (a role that must have it can do more now).
+ */
+export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
+  let status = { totp: false, recovery_codes_left: 0 };
+  let enrolling = false;
+  let showingCodes = false;
+  /** Resolves the open step-up question: true once the session is authenticated again. */
+  let answerStepUp = null;
+
+  const disableField = eitherField($('#totp-disable-switch'), [
+    { input: $('#totp-disable-code'), offer: 'Use a code from your app instead' },
+    { input: $('#totp-disable-password'), offer: 'Use your password instead' },
+  ]);
+  const reauthField = eitherField($('#reauth-switch'), [
+    { input: $('#reauth-password'), offer: 'Use your password instead' },
+    { input: $('#reauth-code'), offer: 'Use a code from your app instead' },
+  ]);
+
+  function render() {
+    $('#two-step-status').textContent = statusText(status);
+    $('#totp-off').hidden = status.totp || enrolling;
+    $('#totp-enrol').hidden = !enrolling;
+    $('#recovery').hidden = !showingCodes;
+    $('#totp-on').hidden = !status.totp;
+  }
+
+  async function load() {
+    try {
+      ({ data: status } = await auth.getSecondFactor());
+      render();
+    } catch (error) {
+      $('#two-step-status').textContent =
+        `Whether two-step sign-in is on could not be checked. ${describe(error)}`;
+    }
+  }
+
+  /**
+   * Runs `call`; when the service wants a recent sign-in, asks for the password (or a code) and
+   * runs it once more. Undefined when the person cancels.
+   */
+  async function withStepUp(call) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof AuthError && error.code === 'REAUTHENTICATION_REQUIRED')) throw error;
+      if (!(await confirmIdentity())) return undefined;
+      return call();
+    }
+  }
+
+  /** The step-up question, in a modal dialog that keeps the focus until it is answered. */
+  function confirmIdentity() {
+    const dialog = $('#reauth-dialog');
+    clearForm($('#reauth-form'));
+    reauthField.reset();
+    // A code is offered only to someone with an authenticator app.
+    $('#reauth-switch').hidden = !status.totp;
+    $('#reauth-error').hidden = true;
+    dialog.returnValue = '';
+    dialog.showModal();
+    reauthField.input.focus();
+    return new Promise((resolve) => {
+      answerStepUp = resolve;
+    });
+  }
+
+  // Confirmed, cancelled, Escape, or the session ended meanwhile.
+  $('#reauth-dialog').addEventListener('close', () => {
+    answerStepUp?.($('#reauth-dialog').returnValue === 'confirmed');
+    answerStepUp = null;
+  });
+  $('#reauth-cancel').addEventListener('click', () => $('#reauth-dialog').close('cancelled'));
+  $('#reauth-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    void whileBusy(form.querySelector('button'), 'Checking…', async () => {
+      $('#reauth-error').hidden = true;
+      try {
+        await auth.reauthenticate(valuesOf(form));
+        $('#reauth-dialog').close('confirmed');
+      } catch (error) {
+        // The page behind the dialog is inert: the error is said here.
+        $('#reauth-error').textContent = describe(error);
+        $('#reauth-error').hidden = false;
+        reauthField.input.focus();
+        reauthField.input.select();
+      }
+    });
+  });
+
+  function showEnrolment({ secret, otpauth_url: uri, qr_svg: qr }) {
+    $('#totp-qr').src = qr;
+    $('#totp-secret').textContent = groupsOfFour(secret);
+    $('#totp-link').href = uri;
+    enrolling = true;
+    render();
+    $('#totp-enrol-title').focus();
+  }
+
+  /** The secret leaves the page once it is no longer needed. */
+  function forgetEnrolment() {
+    enrolling = false;
+    $('#totp-qr').removeAttribute('src');
+    $('#totp-secret').textContent = '';
+    $('#totp-link').href = '#';
+    clearForm($('#totp-confirm-form'));
+  }
+
+  function showCodes(codes, text) {
+    $('#recovery-text').textContent = text;
+    $('#recovery-list').replaceChildren(
+      ...codes.map((code) => {
+        const item = document.createElement('li');
+        item.textContent = code;
+        return item;
+      }),
+    );
+    showingCodes = true;
+    render();
+    $('#recovery-title').focus();
+  }
+
+  function hideCodes() {
+    showingCodes = false;
+    $('#recovery-list').replaceChildren();
+  }
+
+  $('#totp-begin').addEventListener('click', () => {
+    void whileBusy($('#totp-begin'), 'Starting…', async () => {
+      notify('');
+      try {
+        const result = await withStepUp(() => auth.beginTotpEnrolment());
+        if (result) showEnrolment(result.data);
+        else notify('Two-step sign-in is still off.', 'info');
+      } catch (error) {
+        notify(`Two-step sign-in could not be switched on. ${describe(error)}`);
+      }
+    });
+  });
+
+  $('#totp-cancel').addEventListener('click', () => {
+    forgetEnrolment();
+    render();
+    $('#totp-begin').focus();
+  });
+
+  onSubmit('#totp-confirm-form', 'Checking…', async (values) => {
+    const { data } = await auth.confirmTotpEnrolment(values.code);
+    forgetEnrolment();
+    status = { totp: true, recovery_codes_left: data.recovery_codes.length };
+    notify('Two-step sign-in is on.', 'success');
+    showCodes(
+      data.recovery_codes,
+      'From now on, signing in asks for your password and a code from your authenticator app. ' +
+        'If you lose the app, one of these codes signs you in instead.',
+    );
+    void onChange();
+  });
+
+  $('#recovery-done').addEventListener('click', () => {
+    hideCodes();
+    render();
+    $('#two-step-title').focus();
+  });
+
+  $('#recovery-regenerate').addEventListener('click', () => {
+    void whileBusy($('#recovery-regenerate'), 'Making new codes…', async () => {
+      notify('');
+      try {
+        const result = await withStepUp(() => auth.regenerateRecoveryCodes());
+        if (!result) {
+          notify('Nothing was changed: your recovery codes still work.', 'info');
+          return;
+        }
+        status = { ...status, recovery_codes_left: result.data.recovery_codes.length };
+        notify('You have new recovery codes.', 'success');
+        showCodes(result.data.recovery_codes, 'Your old recovery codes no longer work.');
+      } catch (error) {
+        notify(`No new recovery codes were made. ${describe(error)}`);
+      }
+    });
+  });
+
+  onSubmit('#totp-disable-form', 'Switching off…', async (values, form) => {
+    const result = await withStepUp(() => auth.disableTotp(values));
+    if (!result) {
+      notify('Two-step sign-in is still on.', 'info');
+      return;
+    }
+    clearForm(form);
+    disableField.reset();
+    hideCodes();
+    status = { totp: false, recovery_codes_left: 0 };
+    render();
+    notify('Two-step sign-in is off. Signing in takes only your password now.', 'success');
+    // The form is gone: the focus goes to the section it was in.
+    $('#two-step-title').focus();
+    void onChange();
+  });
+
+  /** After a sign-out: no secret, no code and no open question stay on the page. */
+  function reset() {
+    if ($('#reauth-dialog').open) $('#reauth-dialog').close('cancelled');
+    forgetEnrolment();
+    hideCodes();
+    clearForm($('#totp-disable-form'));
+    disableField.reset();
+    status = { totp: false, recovery_codes_left: 0 };
+    render();
+  }
+
+  return { load, reset };
+}

@@ -1,0 +1,58 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  Injectable,
+  SetMetadata,
+  applyDecorators,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppException } from '../../common/errors/app.exception';
+import { HttpRequest } from '../../common/http/http-request';
+import { ApiErrors } from '../../openapi/api-responses.decorator';
+import { User } from '../../users/user.entity';
+import { SecondFactorPolicy } from '../second-factor-policy';
+
+const RECENT = 'auth:recent-authentication';
+/** Set by `@AuthenticatedBeforeEnrolment()`. */
+export const BEFORE_ENROLMENT = 'auth:before-mfa-enrolment';
+
+/**
+ * A route (or controller) that needs a recent sign-in (step-up): the access token's session was
+ * authenticated (signed in, or `POST /auth/reauthenticate`) within STEP_UP_MAX_AGE, else 403
+ * REAUTHENTICATION_REQUIRED. A token without `auth_time` (issued before it existed) is not
+ * recent. Checked by `@Authenticated()`'s guards, after the token: use it beside that.
+ */
+export const RecentlyAuthenticated = () =>
+  applyDecorators(SetMetadata(RECENT, true), ApiErrors('REAUTHENTICATION_REQUIRED'));
+
+/**
+ * After the access-token and role guards of `@Authenticated()`: a user whose role
+ * MFA_REQUIRED_ROLES names and who has no second factor gets 403 MFA_ENROLMENT_REQUIRED from
+ * every route but those of `@AuthenticatedBeforeEnrolment()` (logout takes its own guard and
+ * stays open); a route marked `@RecentlyAuthenticated()` needs a recent sign-in.
+ */
+@Injectable()
+export class SecondFactorGuard implements CanActivate {
+  constructor(
+    private readonly policy: SecondFactorPolicy,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<HttpRequest>();
+    const marked = (key: string) =>
+      this.reflector.getAllAndOverride<boolean | undefined>(key, [
+        context.getHandler(),
+        context.getClass(),
+      ]) === true;
+    if (req.user instanceof User && !marked(BEFORE_ENROLMENT)) {
+      if (await this.policy.mustEnrol(req.user)) {
+        throw new AppException('MFA_ENROLMENT_REQUIRED');
+      }
+    }
+    if (marked(RECENT) && !this.policy.isRecent(req.authTime)) {
+      throw new AppException('REAUTHENTICATION_REQUIRED');
+    }
+    return true;
+  }
+}

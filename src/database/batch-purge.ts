@@ -1,0 +1,62 @@
+import { Logger } from '@nestjs/common';
+import { FindOptionsWhere, In, Repository } from 'typeorm';
+import { Database } from './database.service';
+
+const BATCH = 500;
+
+/**
+ * Deletes the rows `where` matches, in batches by primary key: each unit of work reads a bounded
+ * set of ids through an index and deletes exactly those rows, so no statement locks (or, on
+ * SQLite, holds) the whole table. Returns how many rows went.
+ */
+export async function purgeInBatches<T extends { id: string }>(
+  database: Database,
+  repository: Repository<T>,
+  where: FindOptionsWhere<T>,
+): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const deleted = await database.run(async (manager) => {
+      const rows = manager.withRepository(repository);
+      const ids = await rows.find({ select: { id: true } as never, where, take: BATCH });
+      if (ids.length === 0) return 0;
+      const result = await rows.delete({ id: In(ids.map((row) => row.id)) } as never);
+      return result.affected ?? ids.length;
+    });
+    removed += deleted;
+    if (deleted < BATCH) return removed;
+  }
+}
+
+/**
+ * Purges on timers: a run still going when the next is due is not joined by another (a large
+ * first purge), and a failed run is a warning, not a crash (the next one tries again).
+ */
+export class PurgeSchedule {
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly logger: Logger) {}
+
+  every(ms: number, purge: () => Promise<number>): void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      purge()
+        .catch((error: unknown) =>
+          this.logger.warn(
+            `Purge skipped: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        )
+        .finally(() => {
+          running = false;
+        });
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearInterval(timer);
+  }
+}
