@@ -18,6 +18,7 @@
 // the random order of their keys, as registrations would have left the tables and indexes; on
 // MariaDB in increasing primary-key order (see `primaryKeys`), as a restored dump would be.
 const { randomBytes, randomUUID } = require('node:crypto');
+const { closeSync, fsyncSync, openSync } = require('node:fs');
 const { join } = require('node:path');
 const bcrypt = require('bcryptjs');
 
@@ -281,7 +282,8 @@ async function migrate(url) {
 
 async function writeSqlite(url, rowBatches) {
   const Database = require('better-sqlite3');
-  const db = new Database(url.slice('sqlite:'.length));
+  const file = url.slice('sqlite:'.length);
+  const db = new Database(file);
   try {
     // A seed that fails is run again from scratch: no sync needed while it writes. The service
     // sets its own `synchronous` on every connection.
@@ -306,6 +308,12 @@ async function writeSqlite(url, rowBatches) {
   } finally {
     db.close();
   }
+  // On disk before the service starts, as a running service's file would be: left to the
+  // kernel, the writeback would go on during the measurements, and the first checkpoint's fsync
+  // (of this file or, through the file system's journal, another one) would wait for all of it.
+  const fd = openSync(file, 'r+');
+  fsyncSync(fd);
+  closeSync(fd);
 }
 
 async function writeMysql(url, rowBatches) {
