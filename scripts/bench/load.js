@@ -60,8 +60,13 @@ function jsonPost(url, body, headers = {}) {
   });
 }
 
-async function waitForHealth(url, child) {
-  for (let i = 0; i < 100; i++) {
+/**
+ * Resolves once `url` answers 200, polling every `everyMs` (the scale bench times start-ups with
+ * a short one); rejects if `child` exits or nothing answers within `withinMs`.
+ */
+async function waitForHealth(url, child, { everyMs = 200, withinMs = 20_000 } = {}) {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     const ok = await new Promise((resolve) => {
       http
@@ -72,7 +77,7 @@ async function waitForHealth(url, child) {
         .on('error', () => resolve(false));
     });
     if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   throw new Error(`${url} did not answer`);
 }

@@ -7,6 +7,7 @@ const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { performance } = require('node:perf_hooks');
 const { waitForHealth } = require('./load');
 
 const ROOT = join(__dirname, '..', '..');
@@ -37,9 +38,12 @@ async function startBuiltService({
   stdio = ['ignore', 'ignore', 'inherit'],
   // Another build of the service (an earlier commit's), to compare two versions side by side.
   main = join(ROOT, 'dist', 'main.js'),
+  // How often the health route is asked while the service starts (`startupMs` is that precise).
+  healthPollMs = 200,
 }) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `auth-${name}-`));
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...NODE_FLAGS, main], {
     cwd: dataDir,
     stdio,
@@ -59,7 +63,8 @@ async function startBuiltService({
     },
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(`${url}/api/v1/health`, child);
+  await waitForHealth(`${url}/api/v1/health`, child, { everyMs: healthPollMs });
+  const startupMs = performance.now() - spawnedAt;
   const memoryMb = (field) => {
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)[1]) / 1024;
@@ -67,6 +72,8 @@ async function startBuiltService({
   return {
     child,
     url,
+    /** From the spawn to the first 200 of the health route. */
+    startupMs,
     rssMb: () => memoryMb('VmRSS'),
     peakRssMb: () => memoryMb('VmHWM'),
     stop: async () => {
