@@ -87,7 +87,16 @@ function medians(rounds) {
     const sorted = rounds.map((round) => round[key]).sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)];
   };
-  return { ref: median('ref'), own: median('own'), share: median('share'), p99: median('p99') };
+  const shares = rounds.map((round) => round.share);
+  return {
+    ref: median('ref'),
+    own: median('own'),
+    share: median('share'),
+    p99: median('p99'),
+    // The rounds' spread: a change smaller than it is not a measurement.
+    low: Math.min(...shares),
+    high: Math.max(...shares),
+  };
 }
 
 async function startReference() {
@@ -154,14 +163,14 @@ function report(rows, platform) {
   const whole = rows.find((row) => row.name === 'the whole service');
   const wholeWithOrigin = rows.find((row) => row.origin && !row.part);
   const lines = [
-    '| variant | verify-token req/s | minimal Nest app req/s (just before) | share of it | change against the whole service | p99 (ms) | peak RSS (MB) |',
-    '|---|---|---|---|---|---|---|',
+    '| variant | verify-token req/s | minimal Nest app req/s (just before) | share of it | rounds | change against the whole service | p99 (ms) | peak RSS (MB) |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows) {
     const base = row.origin ? wholeWithOrigin : whole;
     const change = row === base || !base ? '–' : `${signed(row.share / base.share - 1)}`;
     lines.push(
-      `| ${row.name} | ${fmt(row.own)} | ${fmt(row.ref)} | ${pct(row.share)} | ${change} | ${fmt(row.p99)} | ${fmt(row.rss)} |`,
+      `| ${row.name} | ${fmt(row.own)} | ${fmt(row.ref)} | ${pct(row.share)} | ${fmt(100 * row.low, 1)}–${pct(row.high)} | ${change} | ${fmt(row.p99)} | ${fmt(row.rss)} |`,
     );
   }
   const table = lines.join('\n');

@@ -95,6 +95,7 @@ async function main() {
       database: database.label,
       rssMb: server.peakRssMb(),
       ...medianOf(rounds.map((figures) => figures[i])),
+      spread: spreadOf(rounds.map((figures) => figures[i])),
     }));
     report(rows, medianOf(rounds.flat().map((f) => f.hashBound)));
     console.log(`Took ${fmt((Date.now() - started) / 60000, 1)} min.`);
@@ -150,6 +151,16 @@ async function measure({ platform, server }, references) {
     p99Storm: p99Storm.p99,
     stormFactor: p99Storm.p99 / Math.max(1, p99Alone.p99),
   };
+}
+
+/** Per ratio, the lowest and highest of the rounds: a change within them is not a measurement. */
+function spreadOf(items) {
+  const out = {};
+  for (const key of ['nodeShare', 'nestShare', 'refreshShare', 'loginShare', 'stormFactor']) {
+    const values = items.map((item) => item[key]);
+    out[key] = [Math.min(...values), Math.max(...values)];
+  }
+  return out;
 }
 
 /** Figure by figure, the median across rounds (nested objects included). */
@@ -328,6 +339,9 @@ const pct = (share) => `${fmt(Math.floor(1000 * share) / 10, 1)} %`;
 /** Targets are whole percentages. */
 const targetPct = (share) => `${fmt(100 * share)} %`;
 
+/** `low–high` of a spread, each formatted as its ratio is. */
+const range = ([low, high], format) => `${format(low)}–${format(high)}`;
+
 /** The rows of one service: figure, reference, ratio, target and whether it is met. */
 function targetRows(s) {
   const targets = TARGETS[s.platform];
@@ -337,6 +351,7 @@ function targetRows(s) {
     value: fmt(s.verify.rps),
     reference: `${fmt(s[`${reference}Verify`].rps)}, ${REFERENCES[reference]}`,
     ratio: pct(share),
+    rounds: range(s.spread[`${reference}Share`], pct),
     target: target === undefined ? '(for information)' : `≥ ${targetPct(target)}`,
     met: target === undefined ? undefined : share >= target,
   });
@@ -350,6 +365,7 @@ function targetRows(s) {
       value: fmt(s.refresh.rps),
       reference: `${fmt(s.nodeRefresh.rps)}, ${REFERENCES.node}`,
       ratio: pct(s.refreshShare),
+      rounds: range(s.spread.refreshShare, pct),
       target: `≥ ${targetPct(targets.refresh)}`,
       met: s.refreshShare >= targets.refresh,
     },
@@ -359,6 +375,7 @@ function targetRows(s) {
       value: fmt(s.login.ok, 1),
       reference: `${fmt(s.hashBound.loginsPerSecond, 1)}, hash bound`,
       ratio: pct(s.loginShare),
+      rounds: range(s.spread.loginShare, pct),
       target: `≥ ${targetPct(LOGIN_TARGET)}`,
       met: s.loginShare >= LOGIN_TARGET,
     },
@@ -368,6 +385,7 @@ function targetRows(s) {
       value: fmt(s.p99Storm),
       reference: `${fmt(s.p99Alone)}, the same alone`,
       ratio: `×${fmt(s.stormFactor, 1)}`,
+      rounds: range(s.spread.stormFactor, (n) => `×${fmt(n, 1)}`),
       target: `≤ ×${STORM_TARGET}`,
       met: s.stormFactor <= STORM_TARGET,
     },
@@ -377,6 +395,7 @@ function targetRows(s) {
       value: fmt(s.rssMb),
       reference: '',
       ratio: '',
+      rounds: '',
       target: `< ${RSS_TARGET_MB}`,
       met: s.rssMb < RSS_TARGET_MB,
     },
@@ -385,8 +404,8 @@ function targetRows(s) {
 
 function report(services, hashBound) {
   const lines = [
-    '| platform | database | figure | service | reference | ratio | target | result |',
-    '|---|---|---|---|---|---|---|---|',
+    '| platform | database | figure | service | reference | ratio | rounds | target | result |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   const missed = [];
   for (const s of services) {
@@ -396,7 +415,7 @@ function report(services, hashBound) {
         missed.push(`${s.platform}/${s.database} ${row.short} ${row.ratio || row.value}`);
       lines.push(
         `| ${s.platform} | ${s.database} | ${row.figure} | ${row.value} | ${row.reference} | ` +
-          `${row.ratio} | ${row.target} | ${result} |`,
+          `${row.ratio} | ${row.rounds} | ${row.target} | ${result} |`,
       );
     }
   }
@@ -411,7 +430,7 @@ function report(services, hashBound) {
       : []),
     `- Machine: ${cpus()[0].model}, ${availableParallelism()} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB; ${process.platform} ${process.arch}.`,
     `- Node ${process.version}; NestJS ${version('@nestjs/core')}, @nestjs/platform-express ${version('@nestjs/platform-express')}, Express ${version('express')}, @nestjs/platform-fastify ${version('@nestjs/platform-fastify')}, Fastify ${version('fastify')}, @nestjs/jwt ${version('@nestjs/jwt')}, jsonwebtoken ${version('jsonwebtoken')}, TypeORM ${version('typeorm')}, mysql2 ${version('mysql2')}, better-sqlite3 ${version('better-sqlite3')}, bcryptjs ${version('bcryptjs')}, autocannon ${version('autocannon')}.`,
-    `- ${RUNS} round(s) of ${DURATION} s per figure; each figure is paired with its reference run just before it, and each ratio is the median of the per-round ratios (absolute figures: medians too). Load generator: autocannon on the same machine, over loopback.`,
+    `- ${RUNS} round(s) of ${DURATION} s per figure; each figure is paired with its reference run just before it, and each ratio is the median of the per-round ratios (absolute figures: medians too; "rounds" gives the lowest and highest per-round ratio). Load generator: autocannon on the same machine, over loopback.`,
     `- Service: \`HTTP_PLATFORM=<platform> node ${[...NODE_FLAGS, 'dist/main.js'].join(' ')}\` as \`npm run start:prod\` runs it, \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes, a fresh database per service. One bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here (median), so the hash bound is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s; it is measured again before each login run, and each login ratio uses the one next to it.`,
     `- References: \`node scripts/bench/ceiling-server.js\` and \`node scripts/bench/nest-minimal.js\`, \`NODE_ENV=production\`. On Express, verify-token runs after the node:http ceiling and the minimal Nest app, in that order; on Fastify after the minimal Nest app and the node:http ceiling. The "for information" row's reference ran two runs before the service's.`,
     `- Login storm: ${LOGIN_CONNECTIONS} connections logging in back to back while verify-token is probed at a fixed ${PROBE_RATE} req/s.`,

@@ -8,6 +8,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import { AppException } from '../../common/errors/app.exception';
 import { HttpRequest } from '../../common/http/http-request';
+import { RouteMetadataCache } from '../../common/throttling/route-metadata.cache';
 import { ApiErrors } from '../../openapi/api-responses.decorator';
 import { User } from '../../users/user.entity';
 import { SecondFactorPolicy } from '../second-factor-policy';
@@ -33,10 +34,15 @@ export const RecentlyAuthenticated = () =>
  */
 @Injectable()
 export class SecondFactorGuard implements CanActivate {
+  /** Every authenticated request asks two questions of its route's decorators: kept per route. */
+  private readonly reflector: Reflector;
+
   constructor(
     private readonly policy: SecondFactorPolicy,
-    private readonly reflector: Reflector,
-  ) {}
+    reflector: Reflector,
+  ) {
+    this.reflector = new RouteMetadataCache(reflector);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<HttpRequest>();

@@ -4,9 +4,9 @@ import { Reflector } from '@nestjs/core';
 type Target = Type | ((...args: never[]) => unknown);
 
 /**
- * The throttler reads a dozen metadata entries (skip, limit, ttl… per named limit) on every
- * request; a route's decorators never change once the app runs, so each answer is kept, per
- * handler, class and key. Every other method is Nest's own.
+ * Guards read route metadata on every request (the throttler a dozen entries: skip, limit, ttl…
+ * per named limit; the second-factor guard two); a route's decorators never change once the app
+ * runs, so each answer is kept, per handler, class and key. Every other method is Nest's own.
  */
 export class RouteMetadataCache extends Reflector {
   private readonly answers = new WeakMap<Target, Map<Target, Map<unknown, unknown>>>();
