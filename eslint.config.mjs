@@ -3,7 +3,17 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.js', '*.mjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '.test-build-*/**',
+      'node_modules/**',
+      'data/**',
+      'coverage/**',
+      '*.js',
+      '*.mjs',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -19,6 +19,10 @@ module.exports = {
   // load-balancer probes: it needs no MariaDB, but the SQLite pass need not pay that minute.
   // The npm scripts' stop test builds and starts the service on its own embedded database: once,
   // in the SQLite pass, is enough.
+  // The service's processes (crash, shutdown, several instances…) start from JavaScript
+  // transpiled once per run (test/support/service-build.ts).
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(process.env.TEST_DATABASE_URL

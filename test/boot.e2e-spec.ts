@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../src/config/env.reader';
 import { HTTP_PLATFORM, buildApp } from './support/test-app';
+import { serviceArgs } from './support/service-build';
 
 describe('boot', () => {
   it('rejects bad configuration before anything starts', async () => {
@@ -15,26 +16,18 @@ describe('boot', () => {
   it('stops the real process with exit 1 and one line naming every bad variable', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'auth-boot-'));
     try {
-      const result = spawnSync(
-        process.execPath,
-        [
-          '-r',
-          require.resolve('ts-node/register/transpile-only'),
-          join(__dirname, '../src/main.ts'),
-        ],
-        {
-          cwd,
-          env: {
-            PATH: process.env.PATH,
-            NODE_ENV: 'production',
-            // Read first, to pick the platform: a bad value must not hide the others.
-            HTTP_PLATFORM: 'koa',
-            TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
-          },
-          encoding: 'utf8',
-          timeout: 60_000,
+      const result = spawnSync(process.execPath, serviceArgs('main'), {
+        cwd,
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'production',
+          // Read first, to pick the platform: a bad value must not hide the others.
+          HTTP_PLATFORM: 'koa',
+          TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
         },
-      );
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(result.status).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
@@ -51,21 +44,17 @@ describe('boot', () => {
 
   it('takes any free port with PORT=0 and logs the port it obtained', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'auth-port0-'));
-    const child = spawn(
-      process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), join(__dirname, '../src/main.ts')],
-      {
-        cwd,
-        env: {
-          PATH: process.env.PATH,
-          PORT: '0',
-          HOST: '127.0.0.1',
-          HTTP_PLATFORM,
-          DATABASE_URL: 'sqlite::memory:',
-          TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
-        },
+    const child = spawn(process.execPath, serviceArgs('main'), {
+      cwd,
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        HTTP_PLATFORM,
+        DATABASE_URL: 'sqlite::memory:',
+        TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
       },
-    );
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

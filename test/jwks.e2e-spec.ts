@@ -24,6 +24,7 @@ import {
 import { freePort } from './support/free-port';
 import { TestApp, startTestApp } from './support/test-app';
 import { TestDatabase, createTestDatabase } from './support/test-database';
+import { serviceArgs } from './support/service-build';
 
 const JWKS_PATH = '/api/v1/.well-known/jwks.json';
 /** Where verifiers look by default: the origin's root (get-jwks, RFC 8414 discovery). */
@@ -353,24 +354,16 @@ describe('a previous key (JWT_PREVIOUS_PUBLIC_KEYS) keeps verifying', () => {
 function rotateKeys(env: Record<string, string>) {
   const cwd = mkdtempSync(join(tmpdir(), 'auth-rotate-cwd-'));
   try {
-    return spawnSync(
-      process.execPath,
-      [
-        '-r',
-        require.resolve('ts-node/register/transpile-only'),
-        join(__dirname, '../src/config/rotate-dev-keys.command.ts'),
-      ],
-      {
-        cwd,
-        env: {
-          PATH: process.env.PATH,
-          ...env,
-          TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
-        },
-        encoding: 'utf8',
-        timeout: 60_000,
+    return spawnSync(process.execPath, serviceArgs('config/rotate-dev-keys.command'), {
+      cwd,
+      env: {
+        PATH: process.env.PATH,
+        ...env,
+        TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
       },
-    );
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }

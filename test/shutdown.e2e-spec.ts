@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './support/free-port';
 import { TestDatabase, createTestDatabase } from './support/test-database';
+import { serviceArgs } from './support/service-build';
 
 /** The real process (src/main.ts), stopped the way an orchestrator stops it. */
 describe('graceful shutdown on SIGTERM', () => {
@@ -26,25 +27,21 @@ describe('graceful shutdown on SIGTERM', () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/api/v1`;
     let output = '';
-    child = spawn(
-      process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), join(__dirname, '../src/main.ts')],
-      {
-        cwd: dataDir,
-        env: {
-          PATH: process.env.PATH,
-          TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          DATABASE_URL:
-            database.kind === 'mysql' ? database.url : `sqlite:${join(dataDir, 'auth.sqlite')}`,
-          // Slow enough hashing that a login is still in flight when the signal comes.
-          BCRYPT_COST: '12',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    child = spawn(process.execPath, serviceArgs('main'), {
+      cwd: dataDir,
+      env: {
+        PATH: process.env.PATH,
+        TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DATABASE_URL:
+          database.kind === 'mysql' ? database.url : `sqlite:${join(dataDir, 'auth.sqlite')}`,
+        // Slow enough hashing that a login is still in flight when the signal comes.
+        BCRYPT_COST: '12',
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>

@@ -7,6 +7,7 @@ import { expectError, registerAndLogin, uniqueUser } from './support/auth-helper
 import { REDIS_SERVER, dropKeys, eventually, uniquePrefix } from './support/shared-redis';
 import { TestApp, startTestApp } from './support/test-app';
 import { TestDatabase, createTestDatabase } from './support/test-database';
+import { serviceArgs } from './support/service-build';
 
 const ROOT = join(__dirname, '..');
 const COMMAND = 'src/admin/promote-user.command.ts';
@@ -20,16 +21,12 @@ interface Run {
 /** The real command, as `npm run users:promote -- …` runs it, in a folder of its own. */
 function promote(cwd: string, env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, COMMAND), ...args],
-      {
-        cwd,
-        // Nothing of the developer's environment: only what the operator would set.
-        env: { PATH: process.env.PATH, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...serviceArgs('admin/promote-user.command'), ...args], {
+      cwd,
+      // Nothing of the developer's environment: only what the operator would set.
+      env: { PATH: process.env.PATH, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

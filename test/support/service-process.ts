@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 import { ACCESS_SECRET, HTTP_PLATFORM, MFA_KEY, REFRESH_SECRET } from './test-app';
+import { serviceArgs } from './service-build';
 
 /** The real service (src/main.ts through ts-node) as a process of its own, as it is deployed. */
 export interface ServiceProcess {
@@ -28,39 +29,31 @@ export async function startServiceProcess(
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'auth-process-'));
   let output = '';
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      '-r',
-      require.resolve('ts-node/register/transpile-only'),
-      join(__dirname, '../../src/main.ts'),
-    ],
-    {
-      cwd: dataDir,
-      env: {
-        PATH: process.env.PATH,
-        TS_NODE_PROJECT: join(__dirname, '../../tsconfig.json'),
-        NODE_ENV: 'test',
-        HTTP_PLATFORM,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        MAIL_OUTBOX_DIR: join(dataDir, 'mail'),
-        JWT_ACCESS_SECRET: ACCESS_SECRET,
-        JWT_REFRESH_SECRET: REFRESH_SECRET,
-        // One key for every process, as JWT secrets: instances open each other's TOTP secrets.
-        MFA_ENCRYPTION_KEY: MFA_KEY,
-        BCRYPT_COST: '4',
-        THROTTLE_LIMIT: '10000000',
-        THROTTLE_AUTH_LIMIT: '10000000',
-        MAIL_RECIPIENT_LIMIT: '100000',
-        // One line per request would cost the load more CPU than the service's own work.
-        LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child: ChildProcess = spawn(process.execPath, serviceArgs('main'), {
+    cwd: dataDir,
+    env: {
+      PATH: process.env.PATH,
+      TS_NODE_PROJECT: join(__dirname, '../../tsconfig.json'),
+      NODE_ENV: 'test',
+      HTTP_PLATFORM,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      MAIL_OUTBOX_DIR: join(dataDir, 'mail'),
+      JWT_ACCESS_SECRET: ACCESS_SECRET,
+      JWT_REFRESH_SECRET: REFRESH_SECRET,
+      // One key for every process, as JWT secrets: instances open each other's TOTP secrets.
+      MFA_ENCRYPTION_KEY: MFA_KEY,
+      BCRYPT_COST: '4',
+      THROTTLE_LIMIT: '10000000',
+      THROTTLE_AUTH_LIMIT: '10000000',
+      MAIL_RECIPIENT_LIMIT: '100000',
+      // One line per request would cost the load more CPU than the service's own work.
+      LOG_LEVEL: 'warn',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

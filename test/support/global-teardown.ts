@@ -1,0 +1,5 @@
+import { removeServiceBuild } from './service-build';
+
+export default function globalTeardown(): void {
+  removeServiceBuild();
+}
