@@ -173,8 +173,8 @@ describe('passkeys in the example app', () => {
     const tab = await openApp(context, h.spa.url);
     const { authenticator } = await withPasskey(tab);
     const options = async () => {
-      const response = await fetch(`${h.apiUrl}/auth/passkey/options`, { method: 'POST' });
-      return ((await response.json()) as { data: { options: unknown } }).data.options;
+      const response = await h.t.http().post('/api/v1/auth/passkey/options').expect(200);
+      return (response.body as { data: { options: unknown } }).data.options;
     };
     /**
      * The SDK's own WebAuthn module, as the page loads it, asked to sign. A string, so the page
@@ -203,13 +203,15 @@ describe('passkeys in the example app', () => {
     await lookalikePage.goto(`${lookalike.url}/`);
     const signed = await ceremony(lookalikePage, await options());
     expect(signed.response).toBeDefined();
-    const refused = await fetch(`${h.apiUrl}/auth/passkey/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ response: signed.response }),
+    const refused = await h.t
+      .http()
+      .post('/api/v1/auth/passkey/verify')
+      .set('Origin', lookalike.url)
+      .send({ response: signed.response });
+    expect({ status: refused.status, error: refused.body.error }).toEqual({
+      status: 401,
+      error: 'INVALID_PASSKEY',
     });
-    expect(refused.status).toBe(401);
-    expect(((await refused.json()) as { error: string }).error).toBe('INVALID_PASSKEY');
   });
 
   it('keeps the README’s screenshot of passkeys', () => {
