@@ -38,6 +38,7 @@ module.exports = {
           '/test/shared-login-backoff',
           '/test/account-instances',
           '/test/second-factor-instances',
+          '/test/passkeys-instances',
           '/test/admin-multi-instance',
           '/test/mail-cap-instances',
         ]),

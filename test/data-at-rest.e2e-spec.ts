@@ -63,6 +63,7 @@ describe('what the database holds', () => {
       { name: 'DisabledAccounts1764374400000' },
       { name: 'SessionAuthentication1764460800000' },
       { name: 'SecondFactor1764547200000' },
+      { name: 'Passkeys1764633600000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);

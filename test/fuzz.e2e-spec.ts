@@ -20,6 +20,9 @@ const ENDPOINTS = [
   'email/verify',
   'email/reset',
   'users/me/email/confirm',
+  'auth/passkey/verify',
+  'auth/mfa/passkey/options',
+  'auth/mfa/verify',
 ];
 /** Routes that read their body only once the access token has passed: sent with one. */
 const SIGNED_IN_ENDPOINTS: Array<['patch' | 'post', string]> = [
@@ -41,6 +44,9 @@ const FIELDS = [
   'picture',
   'currentPassword',
   'newEmail',
+  'challenge',
+  'response',
+  'passkey',
   '__proto__',
   'constructor',
 ];

@@ -15,6 +15,11 @@ import {
 import { UserDirectory } from '../src/users/user-directory.service';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 import { Authenticator } from './support/authenticator';
+import {
+  CreationOptions,
+  PasskeyAuthenticator,
+  RequestOptions,
+} from './support/passkey-authenticator';
 
 /**
  * Issue 15: every live answer, success and documented failure, checked against openapi.json by a
@@ -260,6 +265,39 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       password: PASSWORD,
     }).expect(200);
     return { ...account, challenge: step.body.data.challenge as string };
+  };
+  /** A fresh account with a passkey, its authenticator and the passkey's id. */
+  const withPasskey = async () => {
+    const account = await fresh();
+    const authenticator = new PasskeyAuthenticator(APP_ORIGIN);
+    const begun = await withBearer(
+      account.access,
+      http().post('/api/v1/users/me/passkeys/options'),
+    ).expect(200);
+    const registered = await withBearer(account.access, http().post('/api/v1/users/me/passkeys'))
+      .send({ response: authenticator.create(begun.body.data.options as CreationOptions) })
+      .expect(201);
+    return { ...account, authenticator, passkeyId: registered.body.data.passkey.id as string };
+  };
+  /** A passkey's answer to fresh sign-in options. */
+  const passkeyAnswer = async (authenticator: PasskeyAuthenticator) => {
+    const begun = await json('/api/v1/auth/passkey/options', {}).expect(200);
+    return authenticator.get(begun.body.data.options as RequestOptions);
+  };
+  /** WebAuthn's shape, answering no challenge the service handed out. */
+  const STRAY_REGISTRATION = {
+    id: 'AAAA',
+    rawId: 'AAAA',
+    type: 'public-key',
+    clientExtensionResults: {},
+    response: { clientDataJSON: 'e30', attestationObject: 'oA' },
+  };
+  const STRAY_ASSERTION = {
+    id: 'AAAA',
+    rawId: 'AAAA',
+    type: 'public-key',
+    clientExtensionResults: {},
+    response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
   };
   /** A fresh account for a change that uses one up (disable, delete). */
   const freshUserId = async () => (await registerAndLogin(t)).user.id;
@@ -842,6 +880,156 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         ],
         [403, () => fromForeignPage('post', path).send({ password: PASSWORD })],
         [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'POST /api/v1/users/me/passkeys/options': () => {
+      const path = '/api/v1/users/me/passkeys/options';
+      return [
+        [200, () => bearer(http().post(path))],
+        [401, () => http().post(path)],
+        [403, () => fromForeignPage('post', path)],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'POST /api/v1/users/me/passkeys': () => {
+      const path = '/api/v1/users/me/passkeys';
+      return [
+        [
+          201,
+          async () => {
+            const account = await fresh();
+            const begun = await withBearer(account.access, http().post(`${path}/options`));
+            const response = new PasskeyAuthenticator(APP_ORIGIN).create(
+              begun.body.data.options as CreationOptions,
+            );
+            return withBearer(account.access, http().post(path)).send({ response, name: 'Key' });
+          },
+        ],
+        [400, () => bearer(http().post(path)).send({})],
+        [401, () => http().post(path).send({ response: STRAY_REGISTRATION })],
+        [401, () => bearer(http().post(path)).send({ response: STRAY_REGISTRATION })],
+        [403, () => fromForeignPage('post', path).send({ response: STRAY_REGISTRATION })],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'GET /api/v1/users/me/passkeys': () => [
+      [
+        200,
+        async () =>
+          http()
+            .get('/api/v1/users/me/passkeys')
+            .set('Authorization', `Bearer ${(await withPasskey()).access}`),
+      ],
+      [401, () => http().get('/api/v1/users/me/passkeys')],
+    ],
+    'PATCH /api/v1/users/me/passkeys/{id}': () => {
+      const path = (id: string) => `/api/v1/users/me/passkeys/${id}`;
+      const patch = (access: string, id: string) =>
+        http().patch(path(id)).set('Authorization', `Bearer ${access}`);
+      return [
+        [
+          200,
+          async () => {
+            const owner = await withPasskey();
+            return patch(owner.access, owner.passkeyId).send({ name: 'Renamed' });
+          },
+        ],
+        [400, () => patch(session.access, 'pk_unknown').send({ name: '' })],
+        [401, () => http().patch(path('pk_unknown')).send({ name: 'x' })],
+        [
+          403,
+          () =>
+            http()
+              .patch(path('pk_unknown'))
+              .set('Origin', FOREIGN_ORIGIN)
+              .set('Cookie', `access_token=${session.access}`)
+              .send({ name: 'x' }),
+        ],
+        [404, () => patch(session.access, 'pk_unknown').send({ name: 'x' })],
+        [
+          415,
+          () => patch(session.access, 'pk_unknown').set('Content-Type', 'text/plain').send('x'),
+        ],
+      ];
+    },
+    'DELETE /api/v1/users/me/passkeys/{id}': () => {
+      const path = (id: string) => `/api/v1/users/me/passkeys/${id}`;
+      const remove = (access: string, id: string) =>
+        http().delete(path(id)).set('Authorization', `Bearer ${access}`);
+      return [
+        [
+          200,
+          async () => {
+            const owner = await withPasskey();
+            return remove(owner.access, owner.passkeyId);
+          },
+        ],
+        [401, () => http().delete(path('pk_unknown'))],
+        [403, () => fromForeignPage('delete', path('pk_unknown'))],
+        [404, () => remove(session.access, 'pk_unknown')],
+        [
+          409,
+          async () => {
+            // An account without a password (as an identity provider's would be).
+            const owner = await withPasskey();
+            await t.dataSource.query("UPDATE users SET password_hash = '' WHERE id = ?", [
+              owner.user.id,
+            ]);
+            return remove(owner.access, owner.passkeyId);
+          },
+        ],
+        [
+          415,
+          () => remove(session.access, 'pk_unknown').set('Content-Type', 'text/plain').send('x'),
+        ],
+      ];
+    },
+    'POST /api/v1/auth/passkey/options': () => [
+      [200, () => http().post('/api/v1/auth/passkey/options')],
+      [415, () => plainText('/api/v1/auth/passkey/options')],
+    ],
+    'POST /api/v1/auth/passkey/verify': () => {
+      const path = '/api/v1/auth/passkey/verify';
+      return [
+        [
+          200,
+          async () => {
+            const owner = await withPasskey();
+            return json(path, { response: await passkeyAnswer(owner.authenticator) });
+          },
+        ],
+        [
+          200,
+          async () => {
+            const owner = await withPasskey();
+            return json(path, { response: await passkeyAnswer(owner.authenticator) }).set(
+              'X-Token-Delivery',
+              'body',
+            );
+          },
+        ],
+        [400, () => json(path, {})],
+        [401, () => json(path, { response: STRAY_ASSERTION })],
+        [415, () => plainText(path)],
+      ];
+    },
+    'POST /api/v1/auth/mfa/passkey/options': () => {
+      const path = '/api/v1/auth/mfa/passkey/options';
+      return [
+        [
+          200,
+          async () => {
+            const owner = await withPasskey();
+            const step = await json('/api/v1/auth/login', {
+              email: owner.credentials.email,
+              password: PASSWORD,
+            });
+            return json(path, { challenge: step.body.data.challenge as string });
+          },
+        ],
+        [400, () => json(path, {})],
+        [401, () => json(path, { challenge: 'not-a-challenge' })],
+        [415, () => plainText(path)],
       ];
     },
     'GET /api/v1/health': () => documentOnly('/api/v1/health'),

@@ -7,6 +7,12 @@ import {
   isSecondFactorRequired,
   secondStep,
 } from './second-factor.js';
+import {
+  browserSupportsWebAuthn,
+  browserSupportsWebAuthnAutofill,
+  createPasskey,
+  usePasskey,
+} from './passkeys.js';
 import { asAuthError, asUnexpected, isTokenResponse, notify, transport } from './transport.js';
 import { SessionRefresher, type RefreshResult } from './session-refresher.js';
 import { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
@@ -20,6 +26,7 @@ import type {
   LoginResult,
   LogoutScope,
   MessageEnvelope,
+  Passkey,
   PasswordResetRequestInput,
   Profile,
   ProfileUpdate,
@@ -58,6 +65,8 @@ type SessionState = 'unknown' | 'signed-in' | 'signed-out';
 type EndListener = (reason: SessionEndReason) => void;
 type StartListener = (start: SessionStart) => void;
 type SessionData = { user: User | null; refreshable: boolean };
+type PasskeyCreation = Parameters<typeof createPasskey>[0];
+type PasskeyRequest = Parameters<typeof usePasskey>[0];
 
 /**
  * The service's endpoints, one typed method each, over cookies only: the tokens live in HttpOnly
@@ -351,6 +360,78 @@ export class AuthClient {
     this.tabs.noteRefresh(Date.now());
     this.signedIn();
     return result;
+  }
+
+  /** Whether this browser can use passkeys at all, and offer them in an input's autofill. */
+  async passkeySupport(): Promise<{ passkeys: boolean; autofill: boolean }> {
+    return {
+      passkeys: browserSupportsWebAuthn(),
+      autofill: await browserSupportsWebAuthnAutofill(),
+    };
+  }
+
+  /**
+   * Signs in with a passkey, no email typed: the browser offers the passkeys it has for this
+   * service. `autofill: true` for conditional UI: call it as the sign-in page opens, with an
+   * input marked `autocomplete="username webauthn"`; it resolves once a passkey is picked there.
+   * Rejects with `PASSKEY_CANCELLED` when the prompt is dismissed, `401 INVALID_PASSKEY` when
+   * the service refuses the passkey.
+   */
+  async signInWithPasskey(options: { autofill?: boolean } = {}): Promise<UserResult> {
+    const begun = await this.call<DataEnvelope<{ options: PasskeyRequest }>>(
+      'POST',
+      '/auth/passkey/options',
+    );
+    const response = await usePasskey(begun.data.options, options.autofill === true);
+    const result = await this.call<UserResult>('POST', '/auth/passkey/verify', { response });
+    this.sessionStarted(result.data.user);
+    return result;
+  }
+
+  /**
+   * A login's second step answered with a passkey (`methods` listed `passkey`): the challenge
+   * `login()` answered. Signs in as `verifySecondFactor` does.
+   */
+  async verifySecondFactorWithPasskey(challenge: string): Promise<UserResult> {
+    const begun = await this.call<DataEnvelope<{ options: PasskeyRequest }>>(
+      'POST',
+      '/auth/mfa/passkey/options',
+      { challenge },
+    );
+    const passkey = await usePasskey(begun.data.options);
+    const result = await this.call<UserResult>('POST', '/auth/mfa/verify', { challenge, passkey });
+    this.sessionStarted(result.data.user);
+    return result;
+  }
+
+  /**
+   * Registers a passkey of this device (or a phone, a security key) for the signed-in user,
+   * named as given. Needs a recent sign-in (`403 REAUTHENTICATION_REQUIRED`: `reauthenticate`,
+   * then call again). From then on a password login asks for a second step too.
+   */
+  async registerPasskey(
+    input: { name?: string } = {},
+  ): Promise<DataEnvelope<{ passkey: Passkey }>> {
+    const begun = await this.authed<DataEnvelope<{ options: PasskeyCreation }>>(
+      'POST',
+      '/users/me/passkeys/options',
+    );
+    const response = await createPasskey(begun.data.options);
+    return this.authed('POST', '/users/me/passkeys', { response, name: input.name });
+  }
+
+  /** The signed-in user's passkeys, oldest first. */
+  listPasskeys(): Promise<DataEnvelope<{ passkeys: Passkey[] }>> {
+    return this.authed('GET', '/users/me/passkeys');
+  }
+
+  renamePasskey(id: string, name: string): Promise<DataEnvelope<{ passkey: Passkey }>> {
+    return this.authed('PATCH', `/users/me/passkeys/${encodeURIComponent(id)}`, { name });
+  }
+
+  /** `409 LAST_SIGN_IN_METHOD` when it is the last way into an account without a password. */
+  deletePasskey(id: string): Promise<MessageEnvelope> {
+    return this.authed('DELETE', `/users/me/passkeys/${encodeURIComponent(id)}`);
   }
 
   verifyEmail(

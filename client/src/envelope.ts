@@ -26,12 +26,14 @@ export async function readBare<R>(response: Response, looksRight: (body: unknown
 
 /**
  * A 401 about the session (an access token missing, expired or revoked), which a refresh may
- * fix; not one about a code the user typed (`INVALID_MFA_CODE`). Reads a copy of the body.
+ * fix; not one about a code the user typed (`INVALID_MFA_CODE`) or a passkey the service refused
+ * (`INVALID_PASSKEY`: a retry would send a used challenge). Reads a copy of the body.
  */
 export async function refusesSession(response: Response): Promise<boolean> {
   if (response.status !== 401) return false;
   const body = await readJson(response.clone());
-  return (body as { error?: unknown } | undefined)?.error !== 'INVALID_MFA_CODE';
+  const error = (body as { error?: unknown } | undefined)?.error;
+  return error !== 'INVALID_MFA_CODE' && error !== 'INVALID_PASSKEY';
 }
 
 async function readJson(response: Response): Promise<unknown> {

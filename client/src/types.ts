@@ -23,6 +23,9 @@ export const SERVICE_ERROR_CODES = [
   'INVALID_MFA_CODE',
   'REAUTHENTICATION_REQUIRED',
   'MFA_ENROLMENT_REQUIRED',
+  'INVALID_PASSKEY',
+  'PASSKEY_NOT_FOUND',
+  'LAST_SIGN_IN_METHOD',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
 ] as const;
@@ -32,9 +35,12 @@ export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
 /**
  * Raised by the SDK itself, never by the service: the request did not reach it (`NETWORK_ERROR`),
  * its answer was not the envelope (`UNEXPECTED_RESPONSE`: a proxy's error page, a cut
- * connection), or the caller's own `AbortSignal` stopped it (`ABORTED`).
+ * connection), or the caller's own `AbortSignal` stopped it (`ABORTED`). For passkeys, the
+ * browser's prompt: dismissed or timed out (`PASSKEY_CANCELLED`), or unable to run at all
+ * (`PASSKEY_FAILED`: no WebAuthn, a page outside the relying party, a passkey there already).
  */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE' | 'ABORTED';
+export type ClientErrorCode =
+  'NETWORK_ERROR' | 'UNEXPECTED_RESPONSE' | 'ABORTED' | 'PASSKEY_CANCELLED' | 'PASSKEY_FAILED';
 
 export type ErrorCode = ServiceErrorCode | ClientErrorCode;
 
@@ -159,12 +165,13 @@ export interface FailureEnvelope {
 /** `data.user`, the shape most calls answer. */
 export type UserResult = DataEnvelope<{ user: User }>;
 
-/** How the second step of a login may be answered. */
-export type SecondFactorMethod = 'totp' | 'recovery_code';
+/** How the second step of a login may be answered, in the order to offer them. */
+export type SecondFactorMethod = 'passkey' | 'totp' | 'recovery_code';
 
 /**
  * The password was right, and the account has a second factor: no session yet. Send `challenge`
- * (single use, five minutes) to `verifySecondFactor` with a code or a recovery code.
+ * (single use, five minutes) to `verifySecondFactor` with a code or a recovery code, or to
+ * `verifySecondFactorWithPasskey`.
  */
 export interface SecondFactorChallenge {
   mfa_required: true;
@@ -303,3 +310,13 @@ export type SessionEndReason =
   | 'refresh-failed'
   /** `deleteAccount()` succeeded, here or in another tab. */
   | 'account-deleted';
+
+/** One of the signed-in user's passkeys (`listPasskeys()`). */
+export interface Passkey {
+  id: string;
+  name: string;
+  /** ISO 8601. */
+  created_at: string;
+  /** ISO 8601; null until it first signs in. */
+  last_used_at: string | null;
+}

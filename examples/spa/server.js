@@ -1,13 +1,32 @@
 'use strict';
 // The example single-page app, served on its own origin (default http://localhost:5173) and
-// talking to the service on another (default http://localhost:3000/api/v1). No dependencies:
+// talking to the service on another (default http://localhost:3000/api/v1). No dependencies but
+// the SDK's own (@simplewebauthn/browser, from node_modules):
 //   npm run example:spa        (PORT, API_URL to change either)
+const { createHash } = require('node:crypto');
+const { readFileSync } = require('node:fs');
 const { createServer } = require('node:http');
 const { readFile } = require('node:fs/promises');
-const { extname, join, normalize } = require('node:path');
+const { dirname, extname, join, normalize } = require('node:path');
 
 const PUBLIC = join(__dirname, 'public');
 const SDK = join(__dirname, '..', '..', 'client', 'dist');
+// The SDK's one dependency, as the browser loads ES modules: its `esm` folder, which the page's
+// import map names for the bare `@simplewebauthn/browser` (a bundler resolves it for a real app).
+const VENDOR = {
+  '/vendor/simplewebauthn-browser/': join(
+    dirname(require.resolve('@simplewebauthn/browser')),
+    '..',
+    'esm',
+  ),
+};
+/** The inline import map may run, and no other inline script: CSP names it by its hash. */
+const IMPORT_MAP_HASH = (() => {
+  const html = readFileSync(join(PUBLIC, 'index.html'), 'utf8');
+  const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);
+  if (!map) throw new Error('index.html has no import map');
+  return `'sha256-${createHash('sha256').update(map[1]).digest('base64')}'`;
+})();
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -34,7 +53,7 @@ function startSpaServer({
           // A token in the address bar (an emailed link) must not travel in a Referer.
           'referrer-policy': 'no-referrer',
           // The page may talk to itself and to the service, nothing else.
-          'content-security-policy': `default-src 'self'; connect-src 'self' ${apiOrigin}; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+          'content-security-policy': `default-src 'self'; script-src 'self' ${IMPORT_MAP_HASH}; connect-src 'self' ${apiOrigin}; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
         });
         res.end(body);
       },
@@ -70,11 +89,14 @@ async function serve(rawUrl, apiUrl) {
       body: `export const API_URL = ${JSON.stringify(apiUrl)};\n`,
     };
   }
+  const vendor = Object.keys(VENDOR).find((prefix) => path.startsWith(prefix));
   const file = path.startsWith('/sdk/')
     ? inside(SDK, path.slice('/sdk/'.length))
-    : extname(path)
-      ? inside(PUBLIC, path.slice(1))
-      : join(PUBLIC, 'index.html'); // the app's own routes, e.g. /?token=… from the emailed link
+    : vendor
+      ? inside(VENDOR[vendor], path.slice(vendor.length))
+      : extname(path)
+        ? inside(PUBLIC, path.slice(1))
+        : join(PUBLIC, 'index.html'); // the app's own routes, e.g. /?token=… from the emailed link
   if (!file) return notFound();
   try {
     return {

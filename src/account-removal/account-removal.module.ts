@@ -3,6 +3,7 @@ import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
 import { MfaModule } from '../mfa/mfa.module';
+import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -20,6 +21,7 @@ import { OwnAccountController } from './own-account.controller';
     AuditModule,
     DatabaseModule,
     MfaModule,
+    PasskeysModule,
     SessionsModule,
     TokensModule,
     UsersModule,

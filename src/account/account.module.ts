@@ -5,6 +5,7 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
 import { MfaModule } from '../mfa/mfa.module';
+import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -15,13 +16,14 @@ import { PasswordController } from './password.controller';
 import { ProfileController } from './profile.controller';
 import { MfaController } from './mfa.controller';
 import { OwnSessionsService } from './own-sessions.service';
+import { PasskeysController } from './passkeys.controller';
 import { ProfileService } from './profile.service';
 import { SessionsController } from './sessions.controller';
 
 /**
- * The signed-in user's own account: profile, password, email, sessions and second factor. AuthModule gives what
- * `@Authenticated()` runs, the cookies, the hasher and the link policy; the rest is imported
- * from the modules that own it.
+ * The signed-in user's own account: profile, password, email, sessions, second factor and
+ * passkeys. AuthModule gives what `@Authenticated()` runs, the cookies, the hasher and the link
+ * policy; the rest is imported from the modules that own it.
  */
 @Module({
   imports: [
@@ -31,6 +33,7 @@ import { SessionsController } from './sessions.controller';
     DatabaseModule,
     MailModule,
     MfaModule,
+    PasskeysModule,
     SessionsModule,
     TokensModule,
     UsersModule,
@@ -41,6 +44,7 @@ import { SessionsController } from './sessions.controller';
     EmailChangeController,
     SessionsController,
     MfaController,
+    PasskeysController,
   ],
   providers: [ProfileService, PasswordChangeService, EmailChangeService, OwnSessionsService],
 })

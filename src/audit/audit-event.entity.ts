@@ -27,6 +27,13 @@ export const AUDIT_EVENT_TYPES = [
   'mfa_recovery_code_used',
   'mfa_failed',
   'reauthenticated',
+  // Passkeys. `passkey_counter_rejected`: a valid signature whose counter did not move forward,
+  // the sign of a cloned authenticator; `passkey_failed`: any other refused ceremony of a known user.
+  'passkey_registered',
+  'passkey_renamed',
+  'passkey_deleted',
+  'passkey_failed',
+  'passkey_counter_rejected',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

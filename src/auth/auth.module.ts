@@ -6,6 +6,7 @@ import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MfaModule } from '../mfa/mfa.module';
+import { PasskeysModule } from '../passkeys/passkeys.module';
 import { RedisModule } from '../redis/redis.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -24,7 +25,10 @@ import { PasswordChangedNotice } from './password-changed-notice.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { SecondFactorController } from './second-factor.controller';
 import { SecondFactorCodes } from './second-factor-codes.service';
+import { SecondFactorMethods } from './second-factor-methods.service';
 import { SecondFactorPolicy } from './second-factor-policy';
+import { PasskeySignInController } from './passkey-sign-in.controller';
+import { PasskeySignIn } from './passkey-sign-in.service';
 import { Reauthentication } from './reauthentication.service';
 import { SessionController } from './session.controller';
 import { SessionDelivery } from './session-delivery.service';
@@ -45,11 +49,13 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     MailModule,
     MetricsModule,
     MfaModule,
+    PasskeysModule,
     RedisModule,
   ],
   controllers: [
     AuthController,
     SecondFactorController,
+    PasskeySignInController,
     SessionController,
     EmailFlowsController,
     LinkPagesController,
@@ -59,7 +65,9 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     AuthService,
     Reauthentication,
     SecondFactorCodes,
+    SecondFactorMethods,
     SecondFactorPolicy,
+    PasskeySignIn,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,

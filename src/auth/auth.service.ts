@@ -8,10 +8,16 @@ import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { MfaChallenges } from '../mfa/mfa-challenges.service';
-import { MfaService, SecondFactorMethod } from '../mfa/mfa.service';
-import { PASSWORD, PASSWORD_AND_CODE, RefreshClaims } from '../sessions/refresh-claims';
+import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
+import {
+  PASSWORD,
+  PASSWORD_AND_CODE,
+  PASSWORD_AND_PASSKEY,
+  RefreshClaims,
+} from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
+import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';
 
@@ -23,6 +29,7 @@ import { RegisterDto } from './dto/register.dto';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
 import { SecondFactorAnswer, SecondFactorCodes } from './second-factor-codes.service';
+import { LoginSecondStep, SecondFactorMethods } from './second-factor-methods.service';
 
 export interface Session {
   user: User;
@@ -32,10 +39,13 @@ export interface Session {
 /** A password login of a user with a second factor: the second step is pending. */
 export interface PendingSecondFactor {
   mfa_required: true;
-  /** Single use, five minutes: `POST /auth/mfa/verify` takes it with a code. */
+  /** Single use, five minutes: `POST /auth/mfa/verify` takes it with a code or a passkey. */
   challenge: string;
-  methods: SecondFactorMethod[];
+  methods: LoginSecondStep[];
 }
+
+/** A login's second step: a code typed, or a passkey's answer to `/auth/mfa/passkey/options`. */
+export type SecondStepAnswer = SecondFactorAnswer | { passkey: AuthenticationResponseDto };
 
 export interface Registration {
   user: User;
@@ -65,9 +75,10 @@ export class AuthService {
     private readonly audit: AuditTrail,
     private readonly backoff: LoginBackoff,
     private readonly afterAnswer: AfterAnswer,
-    private readonly mfa: MfaService,
+    private readonly secondFactors: SecondFactorMethods,
     private readonly challenges: MfaChallenges,
     private readonly codes: SecondFactorCodes,
+    private readonly passkeys: PasskeyAssertions,
     security: SecurityConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
@@ -212,7 +223,7 @@ export class AuthService {
       await this.audit.recordAlone('login_failed', user.id, client);
       throw new AppException('ACCOUNT_DISABLED');
     }
-    const methods = await this.mfa.methodsOf(user.id);
+    const methods = await this.secondFactors.of(user.id);
     // The slow-down is not lifted yet: a password alone must not reset the count of wrong codes.
     if (methods.length > 0) {
       return { mfa_required: true, challenge: await this.challenges.issue(user), methods };
@@ -223,29 +234,45 @@ export class AuthService {
   }
 
   /**
-   * The second step of a login: the challenge the password step answered, and a code or a
-   * recovery code. 401 INVALID_TOKEN for an unknown, used or expired challenge (or one a logout
-   * or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code, counted. The
-   * session it starts is authenticated by the password and the one-time code (`pwd`, `otp`).
+   * The second step of a login: the challenge the password step answered, and a code, a
+   * recovery code or a passkey. 401 INVALID_TOKEN for an unknown, used or expired challenge (or
+   * one a logout or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code,
+   * counted; 401 INVALID_PASSKEY for a passkey refused. The session it starts is authenticated
+   * by the password and the one-time code (`pwd`, `otp`) or the passkey (`pwd`, `hwk`/`swk`,
+   * `mfa`).
    */
   async completeLogin(
     challenge: string,
-    answer: SecondFactorAnswer,
+    answer: SecondStepAnswer,
     client: ClientInfo,
   ): Promise<Session> {
-    const refused = () =>
-      new AppException('INVALID_TOKEN', {
-        message: 'The sign-in challenge is invalid, expired or already used: sign in again',
-      });
-    const opened = await this.challenges.peek(challenge);
-    if (!opened) throw refused();
-    const user = await this.users.findById(opened.userId);
-    if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) throw refused();
-    await this.codes.confirm(user, answer, client);
-    if (!(await this.challenges.use(challenge))) throw refused();
-    const session = await this.startSession(user, PASSWORD_AND_CODE, client);
+    const user = await this.pendingUser(challenge);
+    let methods = PASSWORD_AND_CODE;
+    if ('passkey' in answer) {
+      const proven = await this.passkeys.verify('second_factor', user.id, answer.passkey, client);
+      methods = PASSWORD_AND_PASSKEY(proven.method);
+    } else {
+      await this.codes.confirm(user, answer, client);
+    }
+    if (!(await this.challenges.use(challenge))) throw challengeRefused();
+    const session = await this.startSession(user, methods, client);
     await this.backoff.succeeded(user.email);
     return session;
+  }
+
+  /**
+   * The user whose login's second step `challenge` stands for, while it is open: 401
+   * INVALID_TOKEN for an unknown, used or expired one, or one a logout, a password reset or a
+   * disable has voided since.
+   */
+  async pendingUser(challenge: string): Promise<User> {
+    const opened = await this.challenges.peek(challenge);
+    if (!opened) throw challengeRefused();
+    const user = await this.users.findById(opened.userId);
+    if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) {
+      throw challengeRefused();
+    }
+    return user;
   }
 
   /**
@@ -324,4 +351,10 @@ export class AuthService {
       return ended.length;
     });
   }
+}
+
+function challengeRefused(): AppException {
+  return new AppException('INVALID_TOKEN', {
+    message: 'The sign-in challenge is invalid, expired or already used: sign in again',
+  });
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MfaConfig } from '../config/config.sections';
-import { MfaService } from '../mfa/mfa.service';
 import { User } from '../users/user.entity';
+import { SecondFactorMethods } from './second-factor-methods.service';
 
 /**
  * What the step-up and enrolment guards decide, in one provider AuthModule exports: a module
@@ -14,7 +14,7 @@ export class SecondFactorPolicy {
 
   constructor(
     config: MfaConfig,
-    private readonly mfa: MfaService,
+    private readonly methods: SecondFactorMethods,
   ) {
     this.roles = new Set(config.requiredRoles);
     this.stepUpMaxAge = config.stepUpMaxAge;
@@ -26,11 +26,12 @@ export class SecondFactorPolicy {
   }
 
   /**
-   * MFA_REQUIRED_ROLES names the user's role and they have no second factor yet. Asks the
-   * database only for users of those roles (none by default).
+   * MFA_REQUIRED_ROLES names the user's role and they have no second factor yet (an
+   * authenticator app or a passkey). Asks the database only for users of those roles (none by
+   * default).
    */
   async mustEnrol(user: User): Promise<boolean> {
     if (!this.roles.has(user.role)) return false;
-    return (await this.mfa.methodsOf(user.id)).length === 0;
+    return (await this.methods.of(user.id)).length === 0;
   }
 }

@@ -37,12 +37,14 @@ export class SecondFactorController {
   @StrictThrottle()
   @ApiOperation({
     operationId: 'verifySecondFactor',
-    summary: "Complete a login's second step with a code or a recovery code",
+    summary: "Complete a login's second step with a code, a recovery code or a passkey",
     description:
       "Takes the password step's `challenge` and `code` (six digits from the authenticator " +
-      'app) or `recovery_code`, and answers exactly as login does for a user without a second ' +
-      'factor: cookies, or the body tokens with `X-Token-Delivery: body`. The access tokens ' +
-      'say `amr: ["pwd", "otp"]`. A wrong code is 401 INVALID_MFA_CODE and counts towards ' +
+      'app), `recovery_code` or `passkey` (the answer to `POST /auth/mfa/passkey/options`), ' +
+      'and answers exactly as login does for a user without a second factor: cookies, or the ' +
+      'body tokens with `X-Token-Delivery: body`. The access tokens say `amr: ["pwd", "otp"]`, ' +
+      'or `["pwd", "hwk", "mfa"]` (`swk` for a synced passkey). A passkey refused is 401 ' +
+      'INVALID_PASSKEY. A wrong code is 401 INVALID_MFA_CODE and counts towards ' +
       "the account's login slow-down (429 RATE_LIMITED with Retry-After while it waits); an " +
       'unknown, used or expired challenge (five minutes) is 401 INVALID_TOKEN. A code is ' +
       'accepted once, on every instance; a used recovery code is mailed about. Shares the ' +
@@ -50,16 +52,27 @@ export class SecondFactorController {
   })
   @ApiPublic()
   @ApiTokenDelivery('Login successful')
-  @ApiErrors('INVALID_TOKEN', 'INVALID_MFA_CODE', 'RATE_LIMITED', ...JSON_BODY, ...STORED)
+  @ApiErrors(
+    'INVALID_TOKEN',
+    'INVALID_MFA_CODE',
+    'INVALID_PASSKEY',
+    'RATE_LIMITED',
+    ...JSON_BODY,
+    ...STORED,
+  )
   async verify(
     @Body() body: MfaVerifyDto,
     @TokenDelivery() delivery: TokenDeliveryMode,
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
-    exactlyOne(body, ['code', 'recovery_code']);
+    exactlyOne(body, ['code', 'recovery_code', 'passkey']);
     const answer =
-      body.code !== undefined ? { code: body.code } : { recoveryCode: body.recovery_code! };
+      body.passkey !== undefined
+        ? { passkey: body.passkey }
+        : body.code !== undefined
+          ? { code: body.code }
+          : { recoveryCode: body.recovery_code! };
     const session = await this.auth.completeLogin(body.challenge, answer, client);
     return this.sessions.deliver(res, session, delivery, 'Login successful');
   }

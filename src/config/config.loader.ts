@@ -14,6 +14,7 @@ import {
 import { loadOrCreateDevMfaKey, loadOrCreateDevSecrets } from './dev-secrets';
 import { EnvReader, RawEnv } from './env.reader';
 import { ACCESS_ALGORITHMS } from './signing-keys';
+import { readWebAuthn } from './webauthn.reader';
 import { ROLES } from '../users/user.entity';
 
 const DAY = 86_400;
@@ -50,6 +51,9 @@ export function loadConfig(env: RawEnv): Config {
       )
     : undefined;
 
+  const appName = read.string('APP_NAME') ?? 'Auth Service';
+  const appOrigins = read.origins('APP_ORIGINS', corsOrigins);
+
   const config: Config = {
     app: {
       nodeEnv,
@@ -58,9 +62,9 @@ export function loadConfig(env: RawEnv): Config {
       httpPlatform: read.oneOf('HTTP_PLATFORM', 'express', HTTP_PLATFORMS),
       host: read.string('HOST'),
       publicUrl,
-      appName: read.string('APP_NAME') ?? 'Auth Service',
+      appName,
       corsOrigins,
-      appOrigins: read.origins('APP_ORIGINS', corsOrigins),
+      appOrigins,
       trustProxy: readTrustProxy(read),
       dataDir,
       apiDocs: read.bool('API_DOCS', true),
@@ -120,6 +124,7 @@ export function loadConfig(env: RawEnv): Config {
       recipientWindow: read.int('MAIL_RECIPIENT_WINDOW', 900, 1, 7 * DAY),
     },
     mfa: readMfa(read, production, dataDir),
+    webauthn: readWebAuthn(read, { publicUrl, appName, appOrigins }),
   };
   read.assertValid();
   return config;

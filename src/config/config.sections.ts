@@ -159,6 +159,16 @@ export class MfaConfig {
   readonly requiredRoles!: readonly string[];
 }
 
+/** Passkeys (WebAuthn): the relying party the browser binds every credential to. */
+export class WebAuthnConfig {
+  /** WEBAUTHN_RP_ID: a host name, the page's host or a parent domain of it; never a port. */
+  readonly rpId!: string;
+  /** WEBAUTHN_RP_NAME: what the browser and the authenticator show beside the account. */
+  readonly rpName!: string;
+  /** WEBAUTHN_ORIGINS: the pages whose ceremonies are accepted (clientDataJSON's `origin`). */
+  readonly origins!: readonly string[];
+}
+
 export interface Config {
   app: AppConfig;
   database: DatabaseConfig;
@@ -172,6 +182,7 @@ export interface Config {
   security: SecurityConfig;
   mail: MailConfig;
   mfa: MfaConfig;
+  webauthn: WebAuthnConfig;
 }
 
 /** Section name in the validated config → its class token. */
@@ -188,4 +199,5 @@ export const CONFIG_SECTIONS = {
   security: SecurityConfig,
   mail: MailConfig,
   mfa: MfaConfig,
+  webauthn: WebAuthnConfig,
 } as const;

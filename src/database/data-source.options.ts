@@ -12,6 +12,7 @@ import { SessionDetails1764288000000 } from './migrations/1764288000000-session-
 import { DisabledAccounts1764374400000 } from './migrations/1764374400000-disabled-accounts';
 import { SessionAuthentication1764460800000 } from './migrations/1764460800000-session-authentication';
 import { SecondFactor1764547200000 } from './migrations/1764547200000-second-factor';
+import { Passkeys1764633600000 } from './migrations/1764633600000-passkeys';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   DisabledAccounts1764374400000,
   SessionAuthentication1764460800000,
   SecondFactor1764547200000,
+  Passkeys1764633600000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

@@ -34,11 +34,16 @@ const EMAIL_KINDS = [
 const EMAIL_OUTCOMES = ['sent', 'failed', 'capped'] as const;
 const SECOND_FACTOR_METHODS = ['totp', 'recovery_code'] as const;
 const SECOND_FACTOR_OUTCOMES = ['ok', 'failed'] as const;
+const PASSKEY_CEREMONIES = ['registration', 'sign_in', 'second_factor'] as const;
+/** `counter_rejected`: a valid signature whose counter went back (a cloned authenticator?). */
+const PASSKEY_OUTCOMES = ['ok', 'failed', 'counter_rejected'] as const;
 
 export type RefreshOutcome = (typeof REFRESH_OUTCOMES)[number];
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 export type EmailOutcome = (typeof EMAIL_OUTCOMES)[number];
+export type PasskeyCeremony = (typeof PASSKEY_CEREMONIES)[number];
+export type PasskeyOutcome = (typeof PASSKEY_OUTCOMES)[number];
 
 /**
  * Prometheus counters of what the service does, by outcome, and request latency per route. A
@@ -75,6 +80,11 @@ export class Metrics implements OnApplicationShutdown {
     'auth_second_factor_total',
     'Second-factor codes checked (login, step-up, switching it off), by method and outcome',
     { method: SECOND_FACTOR_METHODS, outcome: SECOND_FACTOR_OUTCOMES },
+  );
+  private readonly passkeyCeremonies = this.counter(
+    'auth_passkey_ceremonies_total',
+    'Passkey ceremonies completed (registration, sign-in, second factor), by outcome',
+    { ceremony: PASSKEY_CEREMONIES, outcome: PASSKEY_OUTCOMES },
   );
   private readonly emails = this.counter('auth_emails_total', 'Emails, by kind and outcome', {
     kind: EMAIL_KINDS,
@@ -123,6 +133,10 @@ export class Metrics implements OnApplicationShutdown {
     outcome: (typeof SECOND_FACTOR_OUTCOMES)[number],
   ): void {
     this.secondFactors.inc({ method, outcome });
+  }
+
+  passkey(ceremony: PasskeyCeremony, outcome: PasskeyOutcome): void {
+    this.passkeyCeremonies.inc({ ceremony, outcome });
   }
 
   email(kind: EmailKind, outcome: EmailOutcome): void {

@@ -52,8 +52,11 @@ export class MfaChallengeModel {
 
   @ApiProperty({
     type: 'array',
-    items: { type: 'string', enum: ['totp', 'recovery_code'] },
+    items: { type: 'string', enum: ['passkey', 'totp', 'recovery_code'] },
     example: ['totp', 'recovery_code'],
+    description:
+      'How the second step can be answered: `passkey` (a passkey of the account: `POST ' +
+      '/auth/mfa/passkey/options`), `totp` and `recovery_code`.',
   })
   methods!: string[];
 }

@@ -8,6 +8,15 @@ export const PASSWORD: readonly string[] = Object.freeze(['pwd']);
  */
 export const PASSWORD_AND_CODE: readonly string[] = Object.freeze(['pwd', 'otp']);
 
+/**
+ * A passkey alone (passwordless, with user verification): `hwk` for a key bound to its
+ * hardware, `swk` for one synced between devices (RFC 8176).
+ */
+export const PASSKEY = (method: 'hwk' | 'swk'): readonly string[] => Object.freeze([method]);
+/** The password and a passkey: two factors, so `mfa` too. */
+export const PASSWORD_AND_PASSKEY = (method: 'hwk' | 'swk'): readonly string[] =>
+  Object.freeze(['pwd', method, 'mfa']);
+
 export interface RefreshClaims {
   sub: string;
   /** The purpose: no other token of the service carries it. */

@@ -19,6 +19,7 @@ export const SCREENSHOTS = [
   'two-step-enrol',
   'two-step-codes',
   'second-step',
+  'passkeys',
 ] as const;
 export type Screenshot = (typeof SCREENSHOTS)[number];
 

@@ -14,6 +14,7 @@ import {
 } from './forms.js';
 import { wireAccount } from './account.js';
 import { wireSecondFactor } from './second-factor.js';
+import { wirePasskeys } from './passkeys.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
 // For trying the SDK in the browser's console.
@@ -35,6 +36,7 @@ const FORMS = [
   '#totp-confirm-form',
   '#totp-disable-form',
   '#reauth-form',
+  '#passkey-add-form',
 ];
 const link = (path) => `${location.origin}${path}`;
 /** The reset token of the link that opened the page; kept in memory, never in the address bar. */
@@ -102,16 +104,32 @@ function showSignedIn(user) {
   show('#signed-in');
   void account.loadSessions();
   void secondFactor.load();
+  void passkeys.load();
 }
 
-/** The password was right; the account asks for a code too. The focus goes to its field. */
-function showSecondStep(value) {
+/**
+ * The password was right; the account asks for a second step. The focus goes to its passkey
+ * button when it has a passkey (the one that cannot be phished), else to the code's field.
+ */
+function showSecondStep(value, methods) {
   challenge = value;
   clearForm($('#mfa-form'));
-  secondStepField.reset();
+  const passkey = methods.includes('passkey');
+  const codes = methods.includes('totp');
+  $('#mfa-passkey').hidden = !passkey;
+  $('#mfa-hint').textContent = codes
+    ? `Your password was right. ${passkey ? 'Use your passkey, or enter' : 'Enter'} the 6-digit code your authenticator app shows for this account.`
+    : 'Your password was right. Confirm it’s you with your passkey.';
+  // An account with only a passkey has no code to type: the code's fields go.
+  for (const element of $('#mfa-form').querySelectorAll(
+    '.field, button:not([type]), #mfa-switch',
+  )) {
+    element.hidden = !codes;
+  }
+  if (codes) secondStepField.reset();
   setStatus('One more step to sign in');
   show('#second-step');
-  $('#mfa-code').focus();
+  (passkey ? $('#mfa-passkey') : $('#mfa-code')).focus();
 }
 
 function leaveSecondStep() {
@@ -188,8 +206,37 @@ onSubmit('#register-form', 'Creating the account…', async (values, form) => {
 onSubmit('#login-form', 'Logging in…', async (values, form) => {
   const result = await auth.login(values);
   clearForm(form);
-  if (isSecondFactorRequired(result)) showSecondStep(result.data.challenge);
+  if (isSecondFactorRequired(result)) showSecondStep(result.data.challenge, result.data.methods);
   else showSignedIn(result.data.user);
+});
+
+$('#passkey-sign-in').addEventListener('click', () => {
+  void whileBusy($('#passkey-sign-in'), 'Waiting for your passkey…', async () => {
+    notify('');
+    try {
+      const { data } = await auth.signInWithPasskey();
+      clearForm($('#login-form'));
+      showSignedIn(data.user);
+    } catch (error) {
+      notify(describe(error));
+    }
+  });
+});
+
+$('#mfa-passkey').addEventListener('click', () => {
+  void whileBusy($('#mfa-passkey'), 'Waiting for your passkey…', async () => {
+    notify('');
+    try {
+      const { data } = await auth.verifySecondFactorWithPasskey(challenge);
+      showSignedIn(data.user);
+    } catch (error) {
+      if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
+        leaveSecondStep();
+        showSignedOut();
+      }
+      notify(describe(error, 'second-step'));
+    }
+  });
 });
 
 onSubmit(
@@ -299,6 +346,7 @@ $('#retry').addEventListener('click', () => {
 auth.onSessionEnded((reason) => {
   clearAllForms();
   secondFactor.reset();
+  passkeys.reset();
   if (reason === 'logout') {
     showSignedOut();
     notify('');
@@ -324,6 +372,15 @@ const secondFactor = wireSecondFactor({
   notify,
   onSubmit,
   onChange: () => account.loadSessions(),
+});
+
+const passkeys = wirePasskeys({
+  auth,
+  notify,
+  onSubmit,
+  withStepUp: secondFactor.withStepUp,
+  onChange: () => account.loadSessions(),
+  onCount: (count) => secondFactor.setPasskeys(count),
 });
 
 async function confirmEmailFromLink(token) {

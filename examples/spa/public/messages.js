@@ -49,6 +49,17 @@ export function describe(error, context) {
       if (context === 'recovery-code')
         return 'That recovery code is wrong or has been used. Check it, or try another one.';
       return 'That code is wrong or has been used. Enter the code your authenticator app shows now.';
+    case 'PASSKEY_CANCELLED':
+      return 'The passkey prompt was closed before it finished: nothing changed.';
+    case 'PASSKEY_FAILED':
+      return 'This browser or device could not use a passkey here.';
+    case 'INVALID_PASSKEY':
+      if (context === 'passkey') return 'That passkey was not accepted. Try again.';
+      return 'That passkey was not accepted. Try again, or sign in with your password.';
+    case 'PASSKEY_NOT_FOUND':
+      return 'That passkey no longer exists: the list is up to date now.';
+    case 'LAST_SIGN_IN_METHOD':
+      return 'It is the last way into your account: add another one before removing it.';
     case 'REAUTHENTICATION_REQUIRED':
       return 'You signed in a while ago: confirm it’s you, then try again.';
     case 'MFA_ENROLMENT_REQUIRED':

@@ -11,7 +11,8 @@ const $ = (selector) => document.querySelector(selector);
 /** "JBSW Y3DP EHPK …": the key in groups of four, easier to type into an app. */
 export const groupsOfFour = (secret) => secret.match(/.{1,4}/g).join(' ');
 
-function statusText({ totp, recovery_codes_left: left }) {
+function statusText({ totp, recovery_codes_left: left }, passkeys) {
+  if (!totp && passkeys > 0) return 'Off: after your password, signing in asks for your passkey.';
   if (!totp) return 'Off: signing in takes only your password.';
   const codes = `${left} recovery code${left === 1 ? '' : 's'} left`;
   return left <= 3
@@ -25,6 +26,8 @@ function statusText({ totp, recovery_codes_left: left }) {
  */
 export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
   let status = { totp: false, recovery_codes_left: 0 };
+  /** How many passkeys the account has: each is a second factor too. */
+  let passkeys = 0;
   let enrolling = false;
   let showingCodes = false;
   /** Resolves the open step-up question: true once the session is authenticated again. */
@@ -40,7 +43,7 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
   ]);
 
   function render() {
-    $('#two-step-status').textContent = statusText(status);
+    $('#two-step-status').textContent = statusText(status, passkeys);
     $('#totp-off').hidden = status.totp || enrolling;
     $('#totp-enrol').hidden = !enrolling;
     $('#recovery').hidden = !showingCodes;
@@ -232,5 +235,12 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
     render();
   }
 
-  return { load, reset };
+  /** The passkeys section says how many there are: the status reads right with them. */
+  function setPasskeys(count) {
+    passkeys = count;
+    // Before the status has loaded, there is nothing to say yet.
+    if ($('#two-step-status').textContent) render();
+  }
+
+  return { load, reset, withStepUp, setPasskeys };
 }

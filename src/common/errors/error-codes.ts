@@ -36,6 +36,15 @@ export const ERROR_CATALOGUE = {
     status: 403,
     message: 'Your role requires two-step sign-in: switch it on first',
   },
+  INVALID_PASSKEY: {
+    status: 401,
+    message: 'The passkey could not be verified: try again, or sign in another way',
+  },
+  PASSKEY_NOT_FOUND: { status: 404, message: 'No such passkey of yours exists' },
+  LAST_SIGN_IN_METHOD: {
+    status: 409,
+    message: 'This is the last way into your account: add another before removing it',
+  },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {
     status: 503,

@@ -1,8 +1,17 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { AuthenticationResponseDto } from '../../passkeys/dto/authentication-response.dto';
 import { RecoveryCodeField, TotpCodeField } from './mfa-fields';
 
-/** `POST /auth/mfa/verify`: the login's challenge, and a code or a recovery code. */
+/** `POST /auth/mfa/verify`: the login's challenge, and a code, a recovery code or a passkey. */
 export class MfaVerifyDto {
   @ApiProperty({ description: "The password step's `challenge`.", maxLength: 256 })
   @IsString({ message: 'challenge must be a string' })
@@ -15,4 +24,14 @@ export class MfaVerifyDto {
 
   @RecoveryCodeField()
   recovery_code?: string;
+
+  @ApiPropertyOptional({
+    type: AuthenticationResponseDto,
+    description: "A passkey's answer to `POST /auth/mfa/passkey/options`.",
+  })
+  @IsOptional()
+  @IsObject({ message: 'passkey must be an object' })
+  @ValidateNested()
+  @Type(() => AuthenticationResponseDto)
+  passkey?: AuthenticationResponseDto;
 }

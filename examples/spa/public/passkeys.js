@@ -1,0 +1,132 @@
+// Passkeys on the account page: add one (the browser's own prompt; a recent sign-in first), rename
+// and remove them. Signing in with one lives in app.js, beside the password login.
+import { describe } from './messages.js';
+import { clearForm, whileBusy } from './forms.js';
+
+const $ = (selector) => document.querySelector(selector);
+
+const day = (iso) => new Date(iso).toLocaleDateString('en', { dateStyle: 'medium' });
+
+/**
+ * Wires the passkeys card with the SDK client and the app's notice, form handling and step-up
+ * (`withStepUp`: the password or a code when the service wants a recent sign-in); `onChange`
+ * runs once a passkey was added or removed (it is a second factor too), `onCount` each time
+ * they are listed.
+ */
+export function wirePasskeys({ auth, notify, onSubmit, withStepUp, onChange, onCount }) {
+  async function load() {
+    const list = $('#passkey-list');
+    if (!(await auth.passkeySupport()).passkeys) {
+      $('#passkeys-status').textContent = 'This browser cannot use passkeys.';
+      $('#passkey-add-form').hidden = true;
+    }
+    try {
+      const { data } = await auth.listPasskeys();
+      list.replaceChildren(...data.passkeys.map(passkeyItem));
+      const count = data.passkeys.length;
+      onCount(count);
+      $('#passkeys-status').textContent =
+        count === 0
+          ? 'None yet: signing in takes your password.'
+          : count === 1
+            ? '1 passkey: sign in with it instead of your password.'
+            : `${count} passkeys: sign in with any of them instead of your password.`;
+    } catch (error) {
+      list.replaceChildren();
+      $('#passkeys-status').textContent = `Your passkeys could not be listed. ${describe(error)}`;
+    }
+  }
+
+  function passkeyItem(passkey) {
+    const item = document.createElement('li');
+    item.dataset.passkey = passkey.id;
+    const rename = document.createElement('form');
+    rename.className = 'passkey-rename';
+    rename.noValidate = true;
+    const label = document.createElement('label');
+    label.textContent = 'Name';
+    label.htmlFor = `passkey-${passkey.id}`;
+    const input = document.createElement('input');
+    input.id = `passkey-${passkey.id}`;
+    input.name = 'name';
+    input.value = passkey.name;
+    input.maxLength = 64;
+    input.autocomplete = 'off';
+    const save = document.createElement('button');
+    save.textContent = 'Rename';
+    save.className = 'secondary';
+    rename.append(label, input, save);
+    rename.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void whileBusy(save, 'Saving…', async () => {
+        notify('');
+        try {
+          await auth.renamePasskey(passkey.id, input.value);
+          notify('The passkey was renamed.', 'success');
+          await load();
+        } catch (error) {
+          notify(`The passkey was not renamed. ${describe(error, 'passkey')}`);
+        }
+      });
+    });
+    const detail = document.createElement('div');
+    detail.className = 'hint';
+    detail.textContent = `Added ${day(passkey.created_at)} · ${
+      passkey.last_used_at ? `last used ${day(passkey.last_used_at)}` : 'never used yet'
+    }`;
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'danger';
+    remove.textContent = 'Remove';
+    remove.setAttribute('aria-label', `Remove the passkey ${passkey.name}`);
+    remove.addEventListener('click', () => {
+      void whileBusy(remove, 'Removing…', async () => {
+        notify('');
+        try {
+          await auth.deletePasskey(passkey.id);
+          notify(
+            `The passkey “${passkey.name}” was removed: it no longer signs you in.`,
+            'success',
+          );
+          await load();
+          $('#passkeys-title').focus();
+          void onChange();
+        } catch (error) {
+          notify(`The passkey was not removed. ${describe(error, 'passkey')}`);
+        }
+      });
+    });
+    item.append(rename, detail, remove);
+    return item;
+  }
+
+  onSubmit(
+    '#passkey-add-form',
+    'Waiting for your passkey…',
+    async (values, form) => {
+      const result = await withStepUp(() =>
+        auth.registerPasskey({ name: values.name || undefined }),
+      );
+      if (!result) {
+        notify('No passkey was added.', 'info');
+        return;
+      }
+      clearForm(form);
+      notify(
+        `The passkey “${result.data.passkey.name}” was added. Sign in with it next time, or use it after your password.`,
+        'success',
+      );
+      await load();
+      void onChange();
+    },
+    'passkey',
+  );
+
+  function reset() {
+    onCount(0);
+    $('#passkey-list').replaceChildren();
+    clearForm($('#passkey-add-form'));
+  }
+
+  return { load, reset };
+}

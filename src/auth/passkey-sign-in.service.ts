@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { AppException } from '../common/errors/app.exception';
+import { ClientInfo } from '../common/http/request-context';
+import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
+import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
+import { PASSKEY } from '../sessions/refresh-claims';
+import { UsersService } from '../users/users.service';
+import { AuthService, Session } from './auth.service';
+
+/**
+ * Signing in with a passkey, no email typed: the authenticator offers the account's discoverable
+ * credential, verified by the person (user verification), which makes it both factors. The
+ * session is the one a login starts, its `amr` `hwk` (or `swk` for a synced passkey). Also the
+ * options of a login's second step by passkey, for the user its challenge stands for.
+ */
+@Injectable()
+export class PasskeySignIn {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly assertions: PasskeyAssertions,
+    private readonly users: UsersService,
+  ) {}
+
+  options(): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    return this.assertions.signInOptions();
+  }
+
+  /**
+   * 401 INVALID_PASSKEY for any fault, a disabled account's passkey included: nothing tells a
+   * holder of someone's credential more than that it did not work.
+   */
+  async signIn(response: AuthenticationResponseDto, client: ClientInfo): Promise<Session> {
+    const proven = await this.assertions.verify('sign_in', null, response, client);
+    const user = await this.users.findById(proven.userId);
+    if (!user || user.disabledAt) throw new AppException('INVALID_PASSKEY');
+    try {
+      return await this.auth.startSession(user, PASSKEY(proven.method), client);
+    } catch (error) {
+      // Disabled or reset meanwhile: refused as any other passkey fault.
+      if (error instanceof AppException && error.code === 'LOGIN_FAILED') {
+        throw new AppException('INVALID_PASSKEY');
+      }
+      throw error;
+    }
+  }
+
+  /** 401 INVALID_TOKEN for a challenge that is not open; the user's passkeys listed otherwise. */
+  async secondFactorOptions(challenge: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const user = await this.auth.pendingUser(challenge);
+    return this.assertions.secondFactorOptions(user.id);
+  }
+}

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
+import { ConfigSectionsModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { UsersModule } from '../users/users.module';
+import { PasskeyAssertions } from './passkey-assertions.service';
+import { Passkey } from './passkey.entity';
+import { PasskeysService } from './passkeys.service';
+import { RelyingParty } from './relying-party';
+import { WebAuthnChallenge } from './webauthn-challenge.entity';
+import { WebAuthnChallenges } from './webauthn-challenges.service';
+
+/**
+ * Passkeys (WebAuthn): users' credentials and the challenges of ceremonies in progress, and the
+ * only module that touches their tables. No routes of its own: sign-in and the second step
+ * (AuthModule) and the account page (AccountModule) use its services under their own guards.
+ */
+@Module({
+  imports: [
+    AuditModule,
+    ConfigSectionsModule,
+    DatabaseModule,
+    MetricsModule,
+    UsersModule,
+    TypeOrmModule.forFeature([Passkey, WebAuthnChallenge]),
+  ],
+  providers: [PasskeysService, PasskeyAssertions, WebAuthnChallenges, RelyingParty],
+  exports: [PasskeysService, PasskeyAssertions],
+})
+export class PasskeysModule {}

@@ -1,0 +1,30 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const CEREMONIES = ['registration', 'sign_in', 'second_factor'] as const;
+export type Ceremony = (typeof CEREMONIES)[number];
+
+/**
+ * A challenge handed to a browser for one ceremony: only its SHA-256 is stored, it is good for
+ * one answer, for a few minutes, and only for the ceremony (and user) it was issued for.
+ */
+@Entity({ name: 'webauthn_challenges' })
+export class WebAuthnChallenge {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  purpose!: Ceremony;
+
+  /** Null for a passwordless sign-in, where the passkey names its user. */
+  @Column({ name: 'user_id', type: 'varchar', length: 32, nullable: true })
+  userId!: string | null;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt!: Date;
+
+  @Column({ name: 'expires_at', type: 'datetime' })
+  expiresAt!: Date;
+
+  @Column({ name: 'used_at', type: 'datetime', nullable: true })
+  usedAt!: Date | null;
+}
