@@ -336,6 +336,22 @@ describe('passkeys', () => {
       'LAST_SIGN_IN_METHOD',
     );
 
+    // Removing a factor takes a recent sign-in, as switching the authenticator app off does.
+    const stale = signAccess({
+      ...accessClaims(user),
+      auth_time: Math.floor(Date.now() / 1000) - 3600,
+      amr: ['pwd', 'hwk', 'mfa'],
+      client_id: 'auth-service',
+    });
+    expectError(
+      await as({ access: stale }).delete(`/users/me/passkeys/${id}`),
+      403,
+      'REAUTHENTICATION_REQUIRED',
+    );
+    expect((await as(user).get('/users/me/passkeys').expect(200)).body.data.passkeys).toHaveLength(
+      1,
+    );
+
     await as(user).delete(`/users/me/passkeys/${id}`).expect(200);
     expect((await as(user).get('/users/me/passkeys').expect(200)).body.data.passkeys).toEqual([]);
     expectError(await signIn(user.authenticator), 401, 'INVALID_PASSKEY');

@@ -109,6 +109,9 @@ export class PasskeysController {
   }
 
   @Delete(':id')
+  // A passkey is a second factor too: removing it, like switching the authenticator app off,
+  // takes a recent sign-in, so a stolen session cannot take a factor away.
+  @RecentlyAuthenticated()
   @ApiOperation({
     operationId: 'deletePasskey',
     summary: 'Remove one of my passkeys',
