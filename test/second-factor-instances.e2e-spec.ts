@@ -1,6 +1,6 @@
 import { Authenticator } from './support/authenticator';
 import { ProcessPair, startProcessPair } from './support/process-pair';
-import { ServiceProcess } from './support/service-process';
+import { ServiceProcess, postJson } from './support/service-process';
 
 const PASSWORD = 'correct horse';
 
@@ -19,23 +19,6 @@ describe('the second factor across two processes', () => {
   }, 120_000);
   afterAll(() => pair?.stop());
 
-  const call = async (
-    t: ServiceProcess,
-    path: string,
-    body: object,
-    access?: string,
-  ): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const response = await fetch(`${t.url}${path}`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'X-Token-Delivery': 'body',
-        ...(access ? { Authorization: `Bearer ${access}` } : {}),
-      },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
   const data = (answer: { body: Record<string, unknown> }) =>
     answer.body.data as Record<string, unknown>;
 
@@ -43,30 +26,32 @@ describe('the second factor across two processes', () => {
     const name = `twoinst${process.pid}`;
     const email = `${name}@example.com`;
     expect(
-      (await call(a, '/auth/register', { email, password: PASSWORD, username: name })).status,
+      (await postJson(a, '/auth/register', { email, password: PASSWORD, username: name })).status,
     ).toBe(201);
-    const access = (await call(a, '/auth/login', { email, password: PASSWORD })).body
+    const access = (await postJson(a, '/auth/login', { email, password: PASSWORD })).body
       .access_token as string;
-    const begun = await call(a, '/users/me/mfa/totp', {}, access);
+    const begun = await postJson(a, '/users/me/mfa/totp', {}, access);
     const app = new Authenticator(data(begun).secret as string);
     expect(
-      (await call(b, '/users/me/mfa/totp/confirm', { code: await app.code() }, access)).status,
+      (await postJson(b, '/users/me/mfa/totp/confirm', { code: await app.code() }, access)).status,
     ).toBe(200);
 
-    const challenge = data(await call(a, '/auth/login', { email, password: PASSWORD })).challenge;
+    const challenge = data(
+      await postJson(a, '/auth/login', { email, password: PASSWORD }),
+    ).challenge;
     const code = await app.code();
-    const first = await call(b, '/auth/mfa/verify', { challenge, code });
+    const first = await postJson(b, '/auth/mfa/verify', { challenge, code });
     expect(first.status).toBe(200);
     expect(first.body.access_token).toEqual(expect.any(String));
     // The same code on the other instance, with a fresh challenge: a replay.
-    const again = data(await call(b, '/auth/login', { email, password: PASSWORD })).challenge;
-    const replay = await call(a, '/auth/mfa/verify', { challenge: again, code });
+    const again = data(await postJson(b, '/auth/login', { email, password: PASSWORD })).challenge;
+    const replay = await postJson(a, '/auth/mfa/verify', { challenge: again, code });
     expect({ status: replay.status, error: replay.body.error }).toEqual({
       status: 401,
       error: 'INVALID_MFA_CODE',
     });
     // And the challenge used on one instance is used on the other.
-    const used = await call(a, '/auth/mfa/verify', { challenge, code: await app.code() });
+    const used = await postJson(a, '/auth/mfa/verify', { challenge, code: await app.code() });
     expect({ status: used.status, error: used.body.error }).toEqual({
       status: 401,
       error: 'INVALID_TOKEN',

@@ -93,3 +93,25 @@ async function waitFor(url: string, timeoutMs: number, exited: Promise<void>): P
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * A JSON POST to a service process as an API client sends it (tokens in the body, not cookies),
+ * with its answer's status and parsed body.
+ */
+export async function postJson(
+  service: ServiceProcess,
+  path: string,
+  body: object,
+  access?: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Token-Delivery': 'body',
+      ...(access ? { Authorization: `Bearer ${access}` } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
