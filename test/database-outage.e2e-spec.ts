@@ -7,6 +7,7 @@ import {
   registerAndLogin,
   uniqueUser,
 } from './support/auth-helpers';
+import { ServerProbe } from '../src/database/server-probe';
 import { Answer, Call, jsonPost, pacedLoad } from './support/paced-load';
 import { eventually } from './support/shared-redis';
 import { TcpProxy } from './support/tcp-proxy';
@@ -237,6 +238,42 @@ describe('a busy pool on a healthy database', () => {
     expect(statuses).toEqual(Array(8).fill(200));
     // And the requests that queued for the connection meanwhile are served.
     await registerAndLogin(t);
+  });
+});
+
+describe('the readiness probe after a blip between two of its checks', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let probe: ServerProbe;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    if (database.kind !== 'mysql') throw new Error('This suite needs MariaDB (TEST_DATABASE_URL)');
+    const direct = new URL(database.url);
+    proxy = await new TcpProxy(direct.hostname, Number(direct.port || 3306)).start();
+    const proxied = new URL(database.url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    probe = new ServerProbe(proxied.toString(), 500);
+  });
+  afterAll(async () => {
+    probe?.close();
+    await proxy?.stop();
+    await database?.drop();
+  });
+
+  it('finds the server up once it answers again: the connection the blip closed is not taken for the server', async () => {
+    expect(await probe.selectOne()).toBe(true);
+    // Every connection is dropped and the server is back before the next check: taking the
+    // instance out then would refuse requests the database can serve (CI saw a browser's
+    // session refused right after an outage ended).
+    await proxy.cut();
+    await proxy.restore();
+    expect(await probe.selectOne()).toBe(true);
+    // While it is away, the probe says so.
+    await proxy.cut();
+    await expect(probe.selectOne()).rejects.toThrow();
+    await proxy.restore();
+    expect(await probe.selectOne()).toBe(true);
   });
 });
 

@@ -14,12 +14,28 @@ export class ServerProbe {
     private readonly timeoutMs: number,
   ) {}
 
-  selectOne(): Promise<boolean> {
-    const connection = (this.connection ??= this.connect());
+  async selectOne(): Promise<boolean> {
+    const kept = this.connection;
+    try {
+      return await this.query((this.connection ??= this.connect()));
+    } catch (error) {
+      // A kept connection that failed at once was lost while idle (a blip between two probes,
+      // the server's idle timeout): that says nothing of the server now, and taking the instance
+      // out on it would refuse every request until the next probe. Ask once more on a new one.
+      if (kept === undefined || error instanceof ProbeTimeout) throw error;
+      return this.query((this.connection ??= this.connect()));
+    }
+  }
+
+  close(): void {
+    if (this.connection) this.drop(this.connection);
+  }
+
+  private query(connection: Connection): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.drop(connection);
-        reject(new Error('The database did not answer the probe in time'));
+        reject(new ProbeTimeout());
       }, this.timeoutMs);
       connection.query('SELECT 1', (error) => {
         clearTimeout(timer);
@@ -30,22 +46,30 @@ export class ServerProbe {
     });
   }
 
-  close(): void {
-    if (this.connection) this.drop(this.connection);
-  }
-
   private connect(): Connection {
     const connection = createConnection({
       uri: this.url.replace(/^mariadb:/, 'mysql:'),
       connectTimeout: this.timeoutMs,
     });
-    // Failures reach the probe through its query; a connection error must not reach the process.
-    connection.on('error', () => undefined);
+    // Failures reach the probe through its query; a connection error must not reach the
+    // process. A connection the server closed is not kept for the next probe (and not destroyed
+    // here: a query under way on it still hears of the loss from mysql2).
+    const forget = () => {
+      if (this.connection === connection) this.connection = undefined;
+    };
+    connection.on('error', forget);
+    connection.on('end', forget);
     return connection;
   }
 
   private drop(connection: Connection): void {
     if (this.connection === connection) this.connection = undefined;
     connection.destroy();
+  }
+}
+
+class ProbeTimeout extends Error {
+  constructor() {
+    super('The database did not answer the probe in time');
   }
 }
