@@ -1,6 +1,7 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
 import { AfterAnswer } from '../src/auth/after-answer.service';
+import { Metrics } from '../src/metrics/metrics.service';
 import { Authenticator } from './support/authenticator';
 import {
   PASSWORD,
@@ -270,6 +271,29 @@ describe('sign-in with a code by email', () => {
     expect(amrOf(second)).toEqual(['pwd', 'otp']);
   });
 
+  it('counts codes and links checked by outcome, and the mails', async () => {
+    const values = async (name: string) =>
+      (await t.app.get(Metrics).registry.getSingleMetric(name)!.get()).values;
+    const checked = await values('auth_email_code_sign_ins_total');
+    for (const proof of ['code', 'link']) {
+      for (const outcome of ['ok', 'failed']) {
+        const value = checked.find(
+          (entry) => entry.labels.proof === proof && entry.labels.outcome === outcome,
+        )?.value;
+        expect({ proof, outcome, counted: (value ?? 0) > 0 }).toEqual({
+          proof,
+          outcome,
+          counted: true,
+        });
+      }
+    }
+    const mails = await values('auth_emails_total');
+    expect(
+      mails.find((entry) => entry.labels.kind === 'email_code' && entry.labels.outcome === 'sent')
+        ?.value,
+    ).toBeGreaterThan(0);
+  });
+
   it.each<[string, object]>([
     ['an empty body', {}],
     ['a code without an email', { code: '123456' }],
@@ -392,6 +416,17 @@ describe('sign-in with a code by email: switched off, and the strict rate limit'
     }
     const mails = (await off.outbox()).filter((mail) => mail.to === credentials.email);
     expect(mails.map((mail) => mail.subject)).not.toContain(SUBJECT);
+    // Its series are there at 0 all the same: an alert sees the first event after a restart.
+    const text = await off.app.get(Metrics).registry.metrics();
+    for (const series of [
+      'auth_email_code_sign_ins_total{proof="code",outcome="ok"} 0',
+      'auth_email_code_sign_ins_total{proof="code",outcome="failed"} 0',
+      'auth_email_code_sign_ins_total{proof="link",outcome="ok"} 0',
+      'auth_email_code_sign_ins_total{proof="link",outcome="failed"} 0',
+      'auth_emails_total{kind="email_code",outcome="capped"} 0',
+    ]) {
+      expect(text).toContain(`\n${series}\n`);
+    }
   });
 
   it('draws both routes from the strict budget of login, and leaves the page on the general one', async () => {

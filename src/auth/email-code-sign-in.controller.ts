@@ -112,6 +112,7 @@ export class EmailCodeSignInController {
       "the page's button posts the token to POST /auth/email-code/verify, which signs this " +
       "browser in to the service's own origin. 404 NOT_FOUND with EMAIL_CODE_LOGIN=false.",
   )
+  @ApiErrors('NOT_FOUND')
   page(@Res({ passthrough: true }) res: HttpResponse): Promise<string> {
     return renderLinkPage(this.adapterHost, res, 'email-code', {
       title: 'Sign in',
