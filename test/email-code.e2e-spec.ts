@@ -180,7 +180,7 @@ describe('sign-in with a code by email', () => {
 
   it("counts wrong codes towards the account's login slow-down, with wrong passwords", async () => {
     const { credentials } = await registerUser(t, uniqueUser('slow'));
-    const { code } = await mailedCode(credentials.email);
+    const { code, token: lastToken } = await mailedCode(credentials.email);
     const wrong = code === '000000' ? '000001' : '000000';
     for (let i = 0; i < 2; i++) {
       expectError(await verify({ email: credentials.email, code: wrong }), 401, 'LOGIN_FAILED');
@@ -201,12 +201,34 @@ describe('sign-in with a code by email', () => {
       429,
       'RATE_LIMITED',
     );
+    // The link cannot be guessed: it is not held up, and it starts the account afresh.
+    await verify({ token: lastToken }).expect(200);
+    await post('/auth/login', { email: credentials.email, password: PASSWORD }).expect(200);
     // An address without an account is slowed down alike.
     const nobody = uniqueUser('nobody').email;
     for (let i = 0; i < 4; i++) {
       expectError(await verify({ email: nobody, code: wrong }), 401, 'LOGIN_FAILED');
     }
     expectError(await verify({ email: nobody, code: wrong }), 429, 'RATE_LIMITED');
+  });
+
+  it('answers 503 EMAIL_SERVICE_ERROR when the mail cannot be sent, and leaves no code behind', async () => {
+    const { credentials, user } = await registerUser(t, uniqueUser('nomail'));
+    sink.refuse = { responseCode: 550, message: 'Mailbox unavailable' };
+    try {
+      expectError(
+        await post('/auth/email-code', { email: credentials.email }),
+        503,
+        'EMAIL_SERVICE_ERROR',
+      );
+    } finally {
+      sink.refuse = undefined;
+    }
+    const rows = await t.dataSource.query<unknown[]>(
+      'SELECT id FROM email_codes WHERE user_id = ?',
+      [user.id],
+    );
+    expect(rows).toEqual([]);
   });
 
   it('answers 404 USER_NOT_FOUND for an address no account uses, as forgot-password does', async () => {
