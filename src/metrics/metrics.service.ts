@@ -95,7 +95,7 @@ export class Metrics implements OnApplicationShutdown {
   );
   private readonly emailCodes = this.counter(
     'auth_email_code_sign_ins_total',
-    'Codes and links of sign-in by email checked, by what came back and outcome (ok: the first step passed)',
+    'Codes and links of sign-in by email checked, by what came back and outcome (ok: accepted)',
     { proof: EMAIL_CODE_PROOFS, outcome: EMAIL_CODE_OUTCOMES },
   );
   private readonly emails = this.counter('auth_emails_total', 'Emails, by kind and outcome', {

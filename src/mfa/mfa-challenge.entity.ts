@@ -4,9 +4,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export type FirstFactor = 'pwd' | 'otp';
 
 /**
- * The second step a login (password, or a code by email) of a user with a second factor leaves pending: single use,
- * short-lived, and only its SHA-256 stored. It is good only while the user's token version is the
- * one it was issued under: a logout or a password reset since voids it.
+ * The second step a login (by password, or by a code by email) of a user with a second factor
+ * leaves pending: single use, short-lived, and only its SHA-256 stored. It is good only while the
+ * user's token version is the one it was issued under: a logout or a password reset since voids
+ * it.
  */
 @Entity({ name: 'mfa_challenges' })
 export class MfaChallenge {

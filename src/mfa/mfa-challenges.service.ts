@@ -20,9 +20,9 @@ export interface OpenedChallenge {
 }
 
 /**
- * The challenges a login (password, or a code by email) hands out when the user has a second factor: random, stored as
- * hashes, shared by every instance (in the database), good for five minutes and for one
- * successful second step.
+ * The challenges a login (by password, or by a code by email) hands out when the user has a
+ * second factor: random, stored as hashes, shared by every instance (in the database), good for
+ * five minutes and for one successful second step.
  */
 @Injectable()
 export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutdown {
