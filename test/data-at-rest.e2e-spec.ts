@@ -11,7 +11,7 @@ describe('what the database holds', () => {
   afterAll(() => t.close());
 
   async function dump(): Promise<string> {
-    const tables = ['users', 'refresh_sessions', 'verification_tokens'];
+    const tables = ['users', 'refresh_sessions', 'verification_tokens', 'email_codes'];
     const rows = await Promise.all(
       tables.map((table) => t.dataSource.query(`SELECT * FROM ${table}`)),
     );
@@ -43,8 +43,25 @@ describe('what the database holds', () => {
           .jti,
     );
 
+    // A sign-in code by email: neither its six digits nor its link's token.
+    await t.http().post('/api/v1/auth/email-code').send({ email: credentials.email }).expect(200);
+    const codeMail = (await t.outbox())
+      .filter((received) => received.to === credentials.email)
+      .at(-1)!;
+    const code = /\n(\d{6})\n/.exec(codeMail.text)![1];
+
     const everything = await dump();
-    for (const secret of [credentials.password, refresh, successor, ...jtis, verificationToken!]) {
+    for (const secret of [
+      credentials.password,
+      refresh,
+      successor,
+      ...jtis,
+      verificationToken!,
+      codeMail.token,
+      // A whole value: six digits may turn up inside a hash by chance.
+      `"${code}"`,
+      `:${code}`,
+    ]) {
       expect(everything).not.toContain(secret);
     }
     expect(everything).toMatch(/\$2[aby]\$04\$/);
@@ -64,6 +81,7 @@ describe('what the database holds', () => {
       { name: 'SessionAuthentication1764460800000' },
       { name: 'SecondFactor1764547200000' },
       { name: 'Passkeys1764633600000' },
+      { name: 'EmailCodes1764720000000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);

@@ -23,6 +23,8 @@ const ENDPOINTS = [
   'auth/passkey/verify',
   'auth/mfa/passkey/options',
   'auth/mfa/verify',
+  'auth/email-code',
+  'auth/email-code/verify',
 ];
 /** Routes that read their body only once the access token has passed: sent with one. */
 const SIGNED_IN_ENDPOINTS: Array<['patch' | 'post', string]> = [
@@ -47,6 +49,7 @@ const FIELDS = [
   'challenge',
   'response',
   'passkey',
+  'code',
   '__proto__',
   'constructor',
 ];

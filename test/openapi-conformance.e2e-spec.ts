@@ -10,6 +10,7 @@ import {
   cookiesOf,
   login,
   registerAndLogin,
+  registerUser,
   uniqueUser,
 } from './support/auth-helpers';
 import { UserDirectory } from '../src/users/user-directory.service';
@@ -148,7 +149,18 @@ const ajv = buildValidator(DOCUMENT);
  * main instance is closed: two instances alive in one process share passport's registered
  * strategies, so the second one's would reject the first one's tokens.
  */
-const PROVEN_ELSEWHERE: Record<string, string[]> = { 'GET /metrics': ['404'] };
+const PROVEN_ELSEWHERE: Record<string, string[]> = {
+  'GET /metrics': ['404'],
+  // EMAIL_CODE_LOGIN=false: the instance below that has it off.
+  'POST /api/v1/auth/email-code/verify': ['404'],
+  'GET /api/v1/auth/email-code/verify': ['404'],
+};
+/** The routes of sign-in by email, 404 where EMAIL_CODE_LOGIN=false. */
+const EMAIL_CODE_ROUTES = [
+  'POST /api/v1/auth/email-code',
+  'POST /api/v1/auth/email-code/verify',
+  'GET /api/v1/auth/email-code/verify',
+];
 /**
  * Operations whose documented 403 names MFA_ENROLMENT_REQUIRED: proven by the instance below that
  * requires a second factor of every user, as every other 403 of theirs is by the main one.
@@ -349,6 +361,17 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     ...emailCases(path),
   ];
   const pageCases = (path: string): Case[] => [[200, () => http().get(`${path}?token=abc`)]];
+  /** A fresh account's mailed sign-in code, with its link's token; `disabled` first if asked. */
+  const emailCode = async (disabled = false) => {
+    const { credentials, user } = await registerUser(t, uniqueUser('code'));
+    if (disabled) {
+      await t.dataSource.query('UPDATE users SET disabled_at = created_at WHERE id = ?', [user.id]);
+    }
+    await json('/api/v1/auth/email-code', { email: credentials.email }).expect(200);
+    const mail = await newest(credentials.email);
+    const code = /\n(\d{6})\n/.exec(mail.text)?.[1] ?? '';
+    return { email: credentials.email, code, token: mail.token };
+  };
   const documentOnly = (path: string): Case[] => [[200, () => http().get(path)]];
 
   const CASES: Record<string, () => Case[]> = {
@@ -984,6 +1007,48 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         ],
       ];
     },
+    'POST /api/v1/auth/email-code': () => {
+      const path = '/api/v1/auth/email-code';
+      return [
+        [200, () => json(path, { email: session.credentials.email })],
+        [200, () => json(path, { email: session.credentials.email, applicationUrl: APP_ORIGIN })],
+        [404, () => json(path, { email: uniqueUser('nobody').email })],
+        [
+          400,
+          () => json(path, { email: session.credentials.email, applicationUrl: FOREIGN_ORIGIN }),
+        ],
+        ...emailCases(path),
+      ];
+    },
+    'POST /api/v1/auth/email-code/verify': () => {
+      const path = '/api/v1/auth/email-code/verify';
+      return [
+        [
+          200,
+          async () => {
+            const { email, code } = await emailCode();
+            return json(path, { email, code });
+          },
+        ],
+        [
+          200,
+          async () =>
+            json(path, { token: (await emailCode()).token }).set('X-Token-Delivery', 'body'),
+        ],
+        [400, () => json(path, {})],
+        [400, () => json(path, { email: 'ann@example.com', code: '12' })],
+        [401, () => json(path, { token: 'not-a-token' })],
+        [
+          403,
+          async () => {
+            const { email, code } = await emailCode(true);
+            return json(path, { email, code });
+          },
+        ],
+        [415, () => plainText(path)],
+      ];
+    },
+    'GET /api/v1/auth/email-code/verify': () => pageCases('/api/v1/auth/email-code/verify'),
     'POST /api/v1/auth/passkey/options': () => [
       [200, () => http().post('/api/v1/auth/passkey/options')],
       [415, () => plainText('/api/v1/auth/passkey/options')],
@@ -1132,6 +1197,27 @@ describe('OpenAPI conformance under limits of one, without METRICS_TOKEN', () =>
     }
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(15);
+  });
+});
+
+describe('OpenAPI conformance with EMAIL_CODE_LOGIN=false', () => {
+  let off: TestApp;
+  beforeAll(async () => {
+    off = await startTestApp({ EMAIL_CODE_LOGIN: 'false' });
+  });
+  afterAll(() => off?.close());
+
+  it('answers the routes of sign-in by email 404 as documented', async () => {
+    const problems: string[] = [];
+    for (const operation of EMAIL_CODE_ROUTES) {
+      const [method, path] = operation.split(' ');
+      const response =
+        method === 'GET'
+          ? await off.http().get(`${path}?token=abc`)
+          : await off.http().post(path).send({ email: 'ann@example.com', code: '123456' });
+      problems.push(...check(ajv, operation, response, 404).problems);
+    }
+    expect(problems).toEqual([]);
   });
 });
 

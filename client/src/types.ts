@@ -292,6 +292,13 @@ export interface EmailLinkInput {
   applicationUrl?: string;
 }
 
+/**
+ * Signing in with a code by email: the six digits the mail shows, with the address they went to,
+ * or the token of the mail's link (the `token` query parameter of the page it opened).
+ */
+export type EmailCodeInput =
+  { email: string; code: string; token?: never } | { token: string; email?: never; code?: never };
+
 /** `POST /auth/reset-password` with `{ email }` (the contract's variant A). */
 export interface PasswordResetRequestInput {
   email: string;

@@ -34,6 +34,10 @@ export const AUDIT_EVENT_TYPES = [
   'passkey_deleted',
   'passkey_failed',
   'passkey_counter_rejected',
+  // Sign-in by a code by email: a code mailed, and a wrong code (or a dead link) sent back. A
+  // right one is `login_succeeded`, as every sign-in is.
+  'email_code_requested',
+  'email_code_failed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

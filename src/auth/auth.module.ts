@@ -3,6 +3,7 @@ import { PassportModule } from '@nestjs/passport';
 import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { EmailCodesModule } from '../email-codes/email-codes.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MfaModule } from '../mfa/mfa.module';
@@ -17,6 +18,9 @@ import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CurrentPassword } from './current-password.service';
+import { EmailCodeSignInController } from './email-code-sign-in.controller';
+import { EmailCodeSignIn } from './email-code-sign-in.service';
+import { EmailCodeSwitch } from './guards/email-code-switch.guard';
 import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
@@ -43,6 +47,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     PassportModule,
     ConfigSectionsModule,
     DatabaseModule,
+    EmailCodesModule,
     UsersModule,
     SessionsModule,
     TokensModule,
@@ -56,6 +61,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     AuthController,
     SecondFactorController,
     PasskeySignInController,
+    EmailCodeSignInController,
     SessionController,
     EmailFlowsController,
     LinkPagesController,
@@ -68,6 +74,8 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     SecondFactorMethods,
     SecondFactorPolicy,
     PasskeySignIn,
+    EmailCodeSignIn,
+    EmailCodeSwitch,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,

@@ -9,7 +9,11 @@ import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { MfaChallenges } from '../mfa/mfa-challenges.service';
 import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
+import { FirstFactor } from '../mfa/mfa-challenge.entity';
 import {
+  EMAIL_CODE,
+  EMAIL_CODE_AND_CODE,
+  EMAIL_CODE_AND_PASSKEY,
   PASSWORD,
   PASSWORD_AND_CODE,
   PASSWORD_AND_PASSKEY,
@@ -223,13 +227,36 @@ export class AuthService {
       await this.audit.recordAlone('login_failed', user.id, client);
       throw new AppException('ACCOUNT_DISABLED');
     }
+    return this.firstStepPassed(user, 'pwd', client, input.email);
+  }
+
+  /**
+   * A login's first step has proven `user` (the password, or a code mailed to the account): the
+   * second step when they have a second factor, else the session, and the account's slow-down
+   * starts afresh (`typed`: the address its failures were counted under). Password login and
+   * sign-in by a code by email hand over here alike.
+   */
+  async firstStepPassed(
+    user: User,
+    firstFactor: FirstFactor,
+    client?: ClientInfo,
+    typed = user.email,
+  ): Promise<Session | PendingSecondFactor> {
     const methods = await this.secondFactors.of(user.id);
-    // The slow-down is not lifted yet: a password alone must not reset the count of wrong codes.
+    // The slow-down is not lifted yet: a first step alone must not reset the count of wrong codes.
     if (methods.length > 0) {
-      return { mfa_required: true, challenge: await this.challenges.issue(user), methods };
+      return {
+        mfa_required: true,
+        challenge: await this.challenges.issue(user, firstFactor),
+        methods,
+      };
     }
-    const session = await this.startSession(user, PASSWORD, client);
-    await this.backoff.succeeded(input.email);
+    const session = await this.startSession(
+      user,
+      firstFactor === 'pwd' ? PASSWORD : EMAIL_CODE,
+      client,
+    );
+    await this.backoff.succeeded(typed);
     return session;
   }
 
@@ -239,18 +266,20 @@ export class AuthService {
    * one a logout or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code,
    * counted; 401 INVALID_PASSKEY for a passkey refused. The session it starts is authenticated
    * by the password and the one-time code (`pwd`, `otp`) or the passkey (`pwd`, `hwk`/`swk`,
-   * `mfa`).
+   * `mfa`); after a code by email, by both codes (`otp`, `mfa`) or the code and the passkey
+   * (`otp`, `hwk`/`swk`, `mfa`).
    */
   async completeLogin(
     challenge: string,
     answer: SecondStepAnswer,
     client: ClientInfo,
   ): Promise<Session> {
-    const user = await this.pendingUser(challenge);
-    let methods = PASSWORD_AND_CODE;
+    const { user, firstFactor } = await this.pending(challenge);
+    const byPassword = firstFactor === 'pwd';
+    let methods = byPassword ? PASSWORD_AND_CODE : EMAIL_CODE_AND_CODE;
     if ('passkey' in answer) {
       const proven = await this.passkeys.verify('second_factor', user.id, answer.passkey, client);
-      methods = PASSWORD_AND_PASSKEY(proven.method);
+      methods = (byPassword ? PASSWORD_AND_PASSKEY : EMAIL_CODE_AND_PASSKEY)(proven.method);
     } else {
       await this.codes.confirm(user, answer, client);
     }
@@ -266,13 +295,17 @@ export class AuthService {
    * disable has voided since.
    */
   async pendingUser(challenge: string): Promise<User> {
+    return (await this.pending(challenge)).user;
+  }
+
+  private async pending(challenge: string): Promise<{ user: User; firstFactor: FirstFactor }> {
     const opened = await this.challenges.peek(challenge);
     if (!opened) throw challengeRefused();
     const user = await this.users.findById(opened.userId);
     if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) {
       throw challengeRefused();
     }
-    return user;
+    return { user, firstFactor: opened.firstFactor };
   }
 
   /**

@@ -64,6 +64,7 @@ describe('loadConfig', () => {
       recipientLimit: 3,
       recipientWindow: 900,
     });
+    expect(config.emailCode).toEqual({ enabled: true, ttl: 600, maxAttempts: 5 });
   });
 
   it('names the access tokens after PUBLIC_URL unless JWT_ISSUER, JWT_AUDIENCE and JWT_CLIENT_ID say otherwise', () => {
@@ -490,6 +491,31 @@ describe('loadConfig', () => {
       ).toThrow(
         /MFA_ENCRYPTION_KEY must be 32 bytes.*MFA_REQUIRED_ROLES must list roles among user, admin \(got owner\); STEP_UP_MAX_AGE must be/,
       );
+    });
+  });
+
+  describe('sign-in by a code by email', () => {
+    it('is switched off by EMAIL_CODE_LOGIN=false, and takes its lifetime and attempts', () => {
+      const config = loadConfig({
+        ...SECRETS,
+        DATA_DIR: dataDir,
+        EMAIL_CODE_LOGIN: 'false',
+        EMAIL_CODE_TTL: '300',
+        EMAIL_CODE_ATTEMPTS: '3',
+      });
+      expect(config.emailCode).toEqual({ enabled: false, ttl: 300, maxAttempts: 3 });
+    });
+
+    it('names every bad variable of it', () => {
+      expect(() =>
+        loadConfig({
+          ...SECRETS,
+          DATA_DIR: dataDir,
+          EMAIL_CODE_LOGIN: 'maybe',
+          EMAIL_CODE_TTL: '10',
+          EMAIL_CODE_ATTEMPTS: '0',
+        }),
+      ).toThrow(/EMAIL_CODE_LOGIN must be .*EMAIL_CODE_TTL must be .*EMAIL_CODE_ATTEMPTS must be/);
     });
   });
 });

@@ -125,6 +125,11 @@ export function loadConfig(env: RawEnv): Config {
     },
     mfa: readMfa(read, production, dataDir),
     webauthn: readWebAuthn(read, { publicUrl, appName, appOrigins }),
+    emailCode: {
+      enabled: read.bool('EMAIL_CODE_LOGIN', true),
+      ttl: read.int('EMAIL_CODE_TTL', 600, 60, 3600),
+      maxAttempts: read.int('EMAIL_CODE_ATTEMPTS', 5, 1, 20),
+    },
   };
   read.assertValid();
   return config;

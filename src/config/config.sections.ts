@@ -169,6 +169,16 @@ export class WebAuthnConfig {
   readonly origins!: readonly string[];
 }
 
+/** Signing in with a one-time code (and link) by email. */
+export class EmailCodeConfig {
+  /** EMAIL_CODE_LOGIN: off, both routes answer 404 as unknown ones do. */
+  readonly enabled!: boolean;
+  /** Seconds a mailed code (and its link) stays valid. */
+  readonly ttl!: number;
+  /** Wrong codes one mailed code takes before it is dead, its link with it. */
+  readonly maxAttempts!: number;
+}
+
 export interface Config {
   app: AppConfig;
   database: DatabaseConfig;
@@ -183,6 +193,7 @@ export interface Config {
   mail: MailConfig;
   mfa: MfaConfig;
   webauthn: WebAuthnConfig;
+  emailCode: EmailCodeConfig;
 }
 
 /** Section name in the validated config → its class token. */
@@ -200,4 +211,5 @@ export const CONFIG_SECTIONS = {
   mail: MailConfig,
   mfa: MfaConfig,
   webauthn: WebAuthnConfig,
+  emailCode: EmailCodeConfig,
 } as const;

@@ -8,7 +8,10 @@ import { RedisService } from '../redis/redis.service';
 import { normalizeEmail } from '../users/identity.normalizer';
 
 /** The mails a request can make the service send to an address; notices of changes are not. */
-export type CappedMail = Extract<EmailKind, 'verification' | 'password_reset' | 'email_change'>;
+export type CappedMail = Extract<
+  EmailKind,
+  'verification' | 'password_reset' | 'email_change' | 'email_code'
+>;
 
 /**
  * The rule SlidingWindowStorage applies in process without a block period, atomically in Redis:

@@ -15,6 +15,11 @@ export interface TokenMail {
   ttl: number;
 }
 
+/** A sign-in code: the six digits, and the link (`token`) that does the same once. */
+export interface CodeMail extends TokenMail {
+  code: string;
+}
+
 /**
  * A notice about something already done to or with the account: it carries no link, nothing in
  * it logs anyone in.
@@ -42,7 +47,7 @@ export class MailDeliveryError extends Error {
   }
 }
 
-type Kind = 'verification' | 'password-reset' | 'email-change';
+type Kind = 'verification' | 'password-reset' | 'email-change' | 'email-code';
 type NoticeKind =
   | 'password-changed'
   | 'email-changed'
@@ -58,6 +63,7 @@ const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
   verification: 'verification',
   'password-reset': 'password_reset',
   'email-change': 'email_change',
+  'email-code': 'email_code',
   'password-changed': 'password_changed',
   'email-changed': 'email_changed',
   'registration-attempt': 'registration_attempt',
@@ -83,6 +89,11 @@ const KINDS: Record<Kind, { servicePath: string; subject: string }> = {
     servicePath: '/api/v1/users/me/email/confirm',
     subject: 'Confirm your new email address for {{appName}}',
   },
+  // The code stays out of the subject: lock screens and mail lists show subjects to anyone near.
+  'email-code': {
+    servicePath: '/api/v1/auth/email-code/verify',
+    subject: 'Your sign-in code for {{appName}}',
+  },
 };
 
 const NOTICE_SUBJECTS: Record<NoticeKind, string> = {
@@ -105,6 +116,9 @@ export type EmailContext = {
   link: string;
   validFor: string;
 };
+
+/** What a sign-in code's templates see: the token mail's, and the six digits. */
+export type CodeContext = EmailContext & { code: string };
 
 /** What a notice's templates see: no link, and when and from where the change was made. */
 export type NoticeContext = {
@@ -144,6 +158,11 @@ export class MailService {
   /** To the NEW address: the link confirms it (and proves the inbox is the user's). */
   sendEmailChangeEmail(message: TokenMail): Promise<void> {
     return this.send('email-change', message);
+  }
+
+  /** To the account's address: a code that signs in once, and its link that does the same. */
+  sendEmailCode(message: CodeMail): Promise<void> {
+    return this.send('email-code', message, { code: message.code });
   }
 
   sendPasswordChangedNotice(message: NoticeMail): Promise<void> {
@@ -190,9 +209,10 @@ export class MailService {
     return url.toString();
   }
 
-  private async send(kind: Kind, message: TokenMail): Promise<void> {
+  private async send(kind: Kind, message: TokenMail, extra: { code?: string } = {}): Promise<void> {
     const hours = Math.round(message.ttl / 3600);
     const context: EmailContext = {
+      ...extra,
       appName: appNameFrom(message.applicationUrl, this.app.appName),
       username: message.username,
       email: message.to,
@@ -209,7 +229,7 @@ export class MailService {
     kind: Kind | NoticeKind,
     to: string,
     subject: string,
-    context: EmailContext | NoticeContext,
+    context: EmailContext | CodeContext | NoticeContext,
   ): Promise<void> {
     try {
       await this.mailer.sendMail({

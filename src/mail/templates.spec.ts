@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import { VIEWS_DIR } from '../common/views/pug-views';
 import { MailConfig } from '../config/config.sections';
-import { EmailContext, NoticeContext } from './mail.service';
+import { CodeContext, EmailContext, NoticeContext } from './mail.service';
 import { mailerOptions } from './mailer-options';
 
 const hostile: EmailContext = {
@@ -44,38 +44,41 @@ async function send(
   return simpleParser(info.message);
 }
 
-describe.each(['verification', 'password-reset', 'email-change'])('the %s email', (name) => {
-  let mail: ParsedMail;
-  let html: string;
-  beforeAll(async () => {
-    mail = await send(testMailer(), name);
-    html = typeof mail.html === 'string' ? mail.html : '';
-  });
+describe.each(['verification', 'password-reset', 'email-change', 'email-code'])(
+  'the %s email',
+  (name) => {
+    let mail: ParsedMail;
+    let html: string;
+    beforeAll(async () => {
+      mail = await send(testMailer(), name, { ...hostile, code: '<b>1</b>' });
+      html = typeof mail.html === 'string' ? mail.html : '';
+    });
 
-  it('escapes everything a user or a URL could put in the HTML part', () => {
-    expect(html).not.toContain('<script>');
-    expect(html).not.toContain('<img');
-    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
-    expect(html).toContain('a&amp;b@example.com');
-    expect(html).toContain(
-      'href="https://app.example.com/verify?token=abc&amp;x=&quot;&gt;&lt;script&gt;"',
-    );
-  });
+    it('escapes everything a user or a URL could put in the HTML part', () => {
+      expect(html).not.toContain('<script>');
+      expect(html).not.toContain('<img');
+      expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+      expect(html).toContain('a&amp;b@example.com');
+      expect(html).toContain(
+        'href="https://app.example.com/verify?token=abc&amp;x=&quot;&gt;&lt;script&gt;"',
+      );
+    });
 
-  it('renders the HTML part inside the layout with the app name', () => {
-    expect(html).toMatch(/^<!DOCTYPE html>/);
-    // The footer spells the link out for mail clients that break the button.
-    expect(html).toContain('If the button does not work, copy this link into your browser:');
-    expect(html).toContain('Shop &lt;img src=x onerror=alert(1)&gt;');
-  });
+    it('renders the HTML part inside the layout with the app name', () => {
+      expect(html).toMatch(/^<!DOCTYPE html>/);
+      // The footer spells the link out for mail clients that break the button.
+      expect(html).toContain('If the button does not work, copy this link into your browser:');
+      expect(html).toContain('Shop &lt;img src=x onerror=alert(1)&gt;');
+    });
 
-  it('renders the text part from its template, each value as given and filled in once', () => {
-    expect(mail.text).toContain('Hello <script>alert("x")</script> {{link}},');
-    expect(mail.text).toContain('\nhttps://app.example.com/verify?token=abc&x="><script>\n');
-    expect(mail.text).toContain('valid for 24 hours');
-    expect(mail.subject).toBe('About Shop <img src=x onerror=alert(1)>');
-  });
-});
+    it('renders the text part from its template, each value as given and filled in once', () => {
+      expect(mail.text).toContain('Hello <script>alert("x")</script> {{link}},');
+      expect(mail.text).toContain('\nhttps://app.example.com/verify?token=abc&x="><script>\n');
+      expect(mail.text).toContain('valid for 24 hours');
+      expect(mail.subject).toBe('About Shop <img src=x onerror=alert(1)>');
+    });
+  },
+);
 
 const hostileNotice: NoticeContext = {
   appName: 'Shop <img src=x onerror=alert(1)>',
@@ -112,6 +115,20 @@ describe.each(NOTICES)('the %s notice', (name) => {
     expect(html).toContain('a&amp;b@example.com');
     expect(mail.text).toContain('a&b@example.com');
     expect(mail.text).toContain('Hello <script>alert("x")</script> {{newEmail}},');
+  });
+});
+
+describe('the sign-in code email', () => {
+  const context: CodeContext = { ...hostile, code: '049213', validFor: '10 minutes' };
+
+  it('shows the code, escaped, in both parts, and the link to use instead', async () => {
+    const mail = await send(testMailer(), 'email-code', context);
+    const html = typeof mail.html === 'string' ? mail.html : '';
+    expect(html).toContain('>049213</p>');
+    expect(mail.text).toContain('\n049213\n');
+    expect(mail.text).toContain('valid for 10 minutes, and either works once');
+    const hostileCode = await send(testMailer(), 'email-code', { ...context, code: '<b>1</b>' });
+    expect(hostileCode.html).toContain('&lt;b&gt;1&lt;/b&gt;');
   });
 });
 
@@ -188,6 +205,7 @@ describe.each(
     when: '2026-11-25 05:50 UTC',
     ip: '203.0.113.7',
     newEmail: 'ann@example.org',
+    code: '049213',
   };
 
   it('says in the HTML part everything the text part says', async () => {

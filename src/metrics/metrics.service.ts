@@ -29,12 +29,17 @@ const EMAIL_KINDS = [
   'mfa_enabled',
   'mfa_disabled',
   'recovery_code_used',
+  'email_code',
 ] as const;
 /** `capped`: not sent, the address has had MAIL_RECIPIENT_LIMIT mails of its kind lately. */
 const EMAIL_OUTCOMES = ['sent', 'failed', 'capped'] as const;
 const SECOND_FACTOR_METHODS = ['totp', 'recovery_code'] as const;
 const SECOND_FACTOR_OUTCOMES = ['ok', 'failed'] as const;
 const PASSKEY_CEREMONIES = ['registration', 'sign_in', 'second_factor'] as const;
+/** What a sign-in by email sent back: the six digits, or the mail's link. */
+const EMAIL_CODE_PROOFS = ['code', 'link'] as const;
+/** `failed`: a wrong, used, expired or dead code or link (a wrong code is counted against it). */
+const EMAIL_CODE_OUTCOMES = ['ok', 'failed'] as const;
 /** `counter_rejected`: a valid signature whose counter went back (a cloned authenticator?). */
 const PASSKEY_OUTCOMES = ['ok', 'failed', 'counter_rejected'] as const;
 
@@ -44,6 +49,8 @@ export type EmailKind = (typeof EMAIL_KINDS)[number];
 export type EmailOutcome = (typeof EMAIL_OUTCOMES)[number];
 export type PasskeyCeremony = (typeof PASSKEY_CEREMONIES)[number];
 export type PasskeyOutcome = (typeof PASSKEY_OUTCOMES)[number];
+export type EmailCodeProof = (typeof EMAIL_CODE_PROOFS)[number];
+export type EmailCodeOutcome = (typeof EMAIL_CODE_OUTCOMES)[number];
 
 /**
  * Prometheus counters of what the service does, by outcome, and request latency per route. A
@@ -85,6 +92,11 @@ export class Metrics implements OnApplicationShutdown {
     'auth_passkey_ceremonies_total',
     'Passkey ceremonies completed (registration, sign-in, second factor), by outcome',
     { ceremony: PASSKEY_CEREMONIES, outcome: PASSKEY_OUTCOMES },
+  );
+  private readonly emailCodes = this.counter(
+    'auth_email_code_sign_ins_total',
+    'Codes and links of sign-in by email checked, by what came back and outcome (ok: accepted)',
+    { proof: EMAIL_CODE_PROOFS, outcome: EMAIL_CODE_OUTCOMES },
   );
   private readonly emails = this.counter('auth_emails_total', 'Emails, by kind and outcome', {
     kind: EMAIL_KINDS,
@@ -137,6 +149,10 @@ export class Metrics implements OnApplicationShutdown {
 
   passkey(ceremony: PasskeyCeremony, outcome: PasskeyOutcome): void {
     this.passkeyCeremonies.inc({ ceremony, outcome });
+  }
+
+  emailCode(proof: EmailCodeProof, outcome: EmailCodeOutcome): void {
+    this.emailCodes.inc({ proof, outcome });
   }
 
   email(kind: EmailKind, outcome: EmailOutcome): void {

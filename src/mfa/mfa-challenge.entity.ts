@@ -1,9 +1,13 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+/** A login's first step: the password, or a one-time code by email (RFC 8176 names). */
+export type FirstFactor = 'pwd' | 'otp';
+
 /**
- * The second step a password login of a user with a second factor leaves pending: single use,
- * short-lived, and only its SHA-256 stored. It is good only while the user's token version is the
- * one it was issued under: a logout or a password reset since voids it.
+ * The second step a login (by password, or by a code by email) of a user with a second factor
+ * leaves pending: single use, short-lived, and only its SHA-256 stored. It is good only while the
+ * user's token version is the one it was issued under: a logout or a password reset since voids
+ * it.
  */
 @Entity({ name: 'mfa_challenges' })
 export class MfaChallenge {
@@ -12,6 +16,10 @@ export class MfaChallenge {
 
   @Column({ name: 'user_id', type: 'varchar', length: 32 })
   userId!: string;
+
+  /** What the first step proved: the password (`pwd`), or a code mailed to the account (`otp`). */
+  @Column({ name: 'first_factor', type: 'varchar', length: 8, default: 'pwd' })
+  firstFactor!: FirstFactor;
 
   @Column({ name: 'token_version', type: 'int' })
   tokenVersion!: number;

@@ -5,7 +5,7 @@ import { PurgeSchedule, purgeInBatches } from '../database/batch-purge';
 import { Database } from '../database/database.service';
 import { hashToken, randomToken } from '../tokens/token-hash';
 import { User } from '../users/user.entity';
-import { MfaChallenge } from './mfa-challenge.entity';
+import { FirstFactor, MfaChallenge } from './mfa-challenge.entity';
 
 /** How long a login's second step stays open. */
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -16,12 +16,13 @@ export interface OpenedChallenge {
   userId: string;
   /** The user's token version when the password was checked: a logout or reset since voids it. */
   tokenVersion: number;
+  firstFactor: FirstFactor;
 }
 
 /**
- * The challenges a password login hands out when the user has a second factor: random, stored as
- * hashes, shared by every instance (in the database), good for five minutes and for one
- * successful second step.
+ * The challenges a login (by password, or by a code by email) hands out when the user has a
+ * second factor: random, stored as hashes, shared by every instance (in the database), good for
+ * five minutes and for one successful second step.
  */
 @Injectable()
 export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -40,13 +41,14 @@ export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutd
     this.schedule.stop();
   }
 
-  async issue(user: User): Promise<string> {
+  async issue(user: User, firstFactor: FirstFactor = 'pwd'): Promise<string> {
     const challenge = randomToken();
     const now = new Date();
     await this.database.run((manager) =>
       manager.withRepository(this.challenges).insert({
         id: hashToken(challenge),
         userId: user.id,
+        firstFactor,
         tokenVersion: user.tokenVersion,
         createdAt: now,
         expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
@@ -65,7 +67,9 @@ export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutd
         expiresAt: MoreThan(new Date()),
       }),
     );
-    return row && { userId: row.userId, tokenVersion: row.tokenVersion };
+    return (
+      row && { userId: row.userId, tokenVersion: row.tokenVersion, firstFactor: row.firstFactor }
+    );
   }
 
   /** Uses the challenge up; false when it was used (or expired) meanwhile. */

@@ -17,6 +17,17 @@ export const PASSKEY = (method: 'hwk' | 'swk'): readonly string[] => Object.free
 export const PASSWORD_AND_PASSKEY = (method: 'hwk' | 'swk'): readonly string[] =>
   Object.freeze(['pwd', method, 'mfa']);
 
+/**
+ * A code mailed to the account (or its link): RFC 8176 has no name for proving a mailbox, and
+ * `otp` (a one-time password) is the closest, as OpenID providers use it for emailed codes.
+ */
+export const EMAIL_CODE: readonly string[] = Object.freeze(['otp']);
+/** A mailed code and the authenticator app's: two one-time codes from two channels, `mfa`. */
+export const EMAIL_CODE_AND_CODE: readonly string[] = Object.freeze(['otp', 'mfa']);
+/** A mailed code and a passkey. */
+export const EMAIL_CODE_AND_PASSKEY = (method: 'hwk' | 'swk'): readonly string[] =>
+  Object.freeze(['otp', method, 'mfa']);
+
 export interface RefreshClaims {
   sub: string;
   /** The purpose: no other token of the service carries it. */

@@ -89,4 +89,22 @@ describe('the emailed link pages in Chromium', () => {
     expect((await followLink(newEmail)).failed).toBe(false);
     await login(h.t, { email: newEmail, password: PASSWORD });
   });
+
+  it('signs this browser in to the service from the page of the sign-in link, once', async () => {
+    const { credentials } = await registerAndLogin(h.t, uniqueUser('linkcode'));
+    await h.t.http().post('/api/v1/auth/email-code').send({ email: credentials.email }).expect(200);
+
+    expect(await followLink(credentials.email)).toEqual({
+      text: 'Login successful',
+      failed: false,
+    });
+    // The session's cookies, set for the service's own origin.
+    const cookies = await context.cookies(`${h.apiUrl}/auth/refresh`);
+    expect(cookies.map((cookie) => cookie.name).sort()).toEqual(['access_token', 'refresh_token']);
+    // The link is used up: pressing its button again is refused.
+    expect(await followLink(credentials.email)).toEqual({
+      text: 'The code is wrong, expired or already used',
+      failed: true,
+    });
+  });
 });

@@ -1,6 +1,6 @@
 // The example app: every call goes through the SDK, which keeps the tokens in HttpOnly cookies.
-// Links in its emails come back to /verify-email?token=… or /reset-password?token=…, so the page
-// knows which one it holds.
+// Links in its emails come back to /verify-email?token=…, /reset-password?token=… or
+// /sign-in?token=…, so the page knows which one it holds.
 import { API_URL } from './config.js';
 import { AuthError, createAuthClient, isSecondFactorRequired } from './sdk/index.js';
 import { describe, isPassing } from './messages.js';
@@ -15,6 +15,7 @@ import {
 import { wireAccount } from './account.js';
 import { wireSecondFactor } from './second-factor.js';
 import { wirePasskeys } from './passkeys.js';
+import { wireEmailCode } from './email-code.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
 // For trying the SDK in the browser's console.
@@ -24,6 +25,8 @@ const $ = (selector) => document.querySelector(selector);
 const VIEWS = ['#signed-out', '#second-step', '#signed-in', '#unavailable', '#reset'];
 const FORMS = [
   '#login-form',
+  '#code-request-form',
+  '#code-verify-form',
   '#mfa-form',
   '#register-form',
   '#forgot-form',
@@ -108,18 +111,20 @@ function showSignedIn(user) {
 }
 
 /**
- * The password was right; the account asks for a second step. The focus goes to its passkey
- * button when it has a passkey (the one that cannot be phished), else to the code's field.
+ * The password (or the code by email) was right; the account asks for a second step. The focus
+ * goes to its passkey button when it has a passkey (the one that cannot be phished), else to the
+ * code's field.
  */
-function showSecondStep(value, methods) {
+function showSecondStep(value, methods, firstStep = 'password') {
   challenge = value;
   clearForm($('#mfa-form'));
   const passkey = methods.includes('passkey');
   const codes = methods.includes('totp');
   $('#mfa-passkey').hidden = !passkey;
+  const right = `Your ${firstStep} was right.`;
   $('#mfa-hint').textContent = codes
-    ? `Your password was right. ${passkey ? 'Use your passkey, or enter' : 'Enter'} the 6-digit code your authenticator app shows for this account.`
-    : 'Your password was right. Confirm it’s you with your passkey.';
+    ? `${right} ${passkey ? 'Use your passkey, or enter' : 'Enter'} the 6-digit code your authenticator app shows for this account.`
+    : `${right} Confirm it’s you with your passkey.`;
   // An account with only a passkey has no code to type: the code's fields go.
   for (const element of $('#mfa-form').querySelectorAll(
     '.field, button:not([type]), #mfa-switch',
@@ -345,6 +350,7 @@ $('#retry').addEventListener('click', () => {
 
 auth.onSessionEnded((reason) => {
   clearAllForms();
+  emailCode.reset();
   secondFactor.reset();
   passkeys.reset();
   if (reason === 'logout') {
@@ -372,6 +378,21 @@ const secondFactor = wireSecondFactor({
   notify,
   onSubmit,
   onChange: () => account.loadSessions(),
+});
+
+const emailCode = wireEmailCode({
+  auth,
+  notify,
+  onSubmit,
+  link,
+  // A sign-in by a code answers as a login does: a session, or the second step first.
+  signedIn: (result) => {
+    if (isSecondFactorRequired(result)) {
+      showSecondStep(result.data.challenge, result.data.methods, 'code');
+    } else {
+      showSignedIn(result.data.user);
+    }
+  },
 });
 
 const passkeys = wirePasskeys({
@@ -417,6 +438,13 @@ if (route === '/reset-password' && token) {
   resetToken = token;
   setStatus('Choose a new password');
   show('#reset');
+} else if (route === '/sign-in' && token) {
+  try {
+    await emailCode.signInFromLink(token);
+  } catch (error) {
+    notify(describe(error, 'email-code-link'));
+    await showCurrentState();
+  }
 } else {
   if (token && route === '/verify-email') await verifyFromLink(token);
   else if (token && route === '/confirm-email') await confirmEmailFromLink(token);

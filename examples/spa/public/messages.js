@@ -34,6 +34,10 @@ export function describe(error, context) {
         ? `Too many attempts. Try again ${waitText(error.retryAfter)}.`
         : 'Too many attempts. Please wait a little and try again.';
     case 'LOGIN_FAILED':
+      if (context === 'email-code')
+        return 'That code is wrong, expired or already used. Check the email, or ask for a new code.';
+      if (context === 'email-code-link')
+        return 'This sign-in link is invalid, expired or already used. Ask for a new code below.';
       return 'Wrong email or password.';
     case 'INVALID_TOKEN':
       if (context === 'verify')

@@ -1,0 +1,67 @@
+// Signing in with a code by email: the address, then the six digits the mail shows; or the
+// mail's link, which opens /sign-in?token=… and signs in from there. Either may lead to the
+// second step, as the password does.
+import { clearForm, whileBusy } from './forms.js';
+
+const $ = (selector) => document.querySelector(selector);
+
+/**
+ * Wires the two forms with the app's SDK client, notice and forms; `signedIn(result)` takes what
+ * a sign-in answered (a session, or the second step to take first).
+ */
+export function wireEmailCode({ auth, notify, onSubmit, signedIn, link }) {
+  /** The address the code went to, while its form is on screen; in memory only. */
+  let email = null;
+
+  function showCodeForm(address, message) {
+    email = address;
+    $('#code-request-form').hidden = true;
+    $('#code-verify-form').hidden = false;
+    $('#code-verify-hint').textContent =
+      `${message}. The code and the link in the email work once, for 10 minutes.`;
+    $('#code-verify-code').focus();
+  }
+
+  function reset() {
+    email = null;
+    clearForm($('#code-request-form'));
+    clearForm($('#code-verify-form'));
+    $('#code-request-form').hidden = false;
+    $('#code-verify-form').hidden = true;
+  }
+
+  onSubmit('#code-request-form', 'Sending…', async (values) => {
+    const { message } = await auth.requestEmailCode({
+      email: values.email,
+      applicationUrl: link('/sign-in'),
+    });
+    showCodeForm(values.email, message);
+    notify('');
+  });
+
+  onSubmit(
+    '#code-verify-form',
+    'Signing in…',
+    async (values) => {
+      const result = await auth.verifyEmailCode({ email, code: values.code });
+      reset();
+      signedIn(result);
+    },
+    'email-code',
+  );
+
+  $('#code-verify-cancel').addEventListener('click', () => {
+    reset();
+    notify('');
+    $('#code-request-email').focus();
+  });
+
+  /** The mail's link opened the app: it signs in once, with nothing typed. */
+  async function signInFromLink(token) {
+    await whileBusy($('#code-request-form button'), 'Signing in…', async () => {
+      signedIn(await auth.verifyEmailCode({ token }));
+    });
+  }
+
+  return { reset, signInFromLink };
+}

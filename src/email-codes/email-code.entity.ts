@@ -1,0 +1,30 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * A mailed sign-in code and its link: one row, so using either uses both. The id is the link
+ * token's SHA-256; the code is kept only as a keyed hash (EmailCodes), never in plain form.
+ */
+@Entity({ name: 'email_codes' })
+export class EmailCode {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id!: string;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 32 })
+  userId!: string;
+
+  @Column({ name: 'code_hash', type: 'varchar', length: 64 })
+  codeHash!: string;
+
+  /** Wrong codes typed against it; at EMAIL_CODE_ATTEMPTS it is dead. */
+  @Column({ type: 'int', default: 0 })
+  attempts!: number;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt!: Date;
+
+  @Column({ name: 'expires_at', type: 'datetime' })
+  expiresAt!: Date;
+
+  @Column({ name: 'used_at', type: 'datetime', nullable: true })
+  usedAt!: Date | null;
+}

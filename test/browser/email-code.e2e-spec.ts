@@ -1,0 +1,146 @@
+import { BrowserContext, Page } from 'playwright-core';
+import { Authenticator } from '../support/authenticator';
+import { registerAndLogin, registerUser, uniqueUser } from '../support/auth-helpers';
+import { ReceivedMail } from '../support/mailbox';
+import { Harness, codeToType, openApp, startHarness, waitFor } from './harness';
+
+const SUBJECT = 'Your sign-in code for Auth Service';
+
+/**
+ * Issue 26, item 4: signing in with a code by email in the example app, in Chromium against the
+ * real service, the mail read from a real SMTP server as a person reads it: the six digits typed
+ * into the page, or the link opened.
+ */
+describe('sign-in with a code by email in the example app', () => {
+  let h: Harness;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h?.close());
+  beforeEach(async () => {
+    context = await h.browser.newContext({ viewport: { width: 1000, height: 760 } });
+  });
+  afterEach(() => context.close());
+
+  const text = async (page: Page, selector: string) => (await page.innerText(selector)).trim();
+  const focused = (page: Page) => page.evaluate(() => document.activeElement?.id);
+  const sessionCookies = async () =>
+    (await context.cookies(`${h.apiUrl}/auth/refresh`)).filter((c) => c.name.endsWith('_token'))
+      .length;
+
+  /** Asks for a code through the page and waits for its mail. */
+  async function askThroughPage(page: Page, email: string): Promise<ReceivedMail> {
+    const before = h.sink.to(email).length;
+    await page.fill('#code-request-email', email);
+    await page.click('#code-request-form button');
+    await page.waitForSelector('#code-verify-form:not([hidden])');
+    await waitFor(() => h.sink.to(email).length > before);
+    const mail = h.sink.to(email).at(-1)!;
+    expect(mail.subject).toBe(SUBJECT);
+    return mail;
+  }
+  const codeOf = (mail: ReceivedMail) => /\n(\d{6})\n/.exec(mail.text)?.[1] ?? '';
+
+  it('signs in with the code typed into the page, verifying the email, with no console error and no failed request', async () => {
+    const { credentials } = await registerUser(h.t, uniqueUser('spacode'));
+    const tab = await openApp(context, h.spa.url);
+    const { page } = tab;
+
+    const mail = await askThroughPage(page, credentials.email);
+    expect(await focused(page)).toBe('code-verify-code');
+    expect(await text(page, '#code-verify-hint')).toBe(
+      'Sign-in code sent. The code and the link in the email work once, for 10 minutes.',
+    );
+    expect(await page.isVisible('#code-request-form')).toBe(false);
+    // The link leads back to this app.
+    expect(mail.link.startsWith(`${h.spa.url}/sign-in?token=`)).toBe(true);
+
+    // As the mail shows it, with a space a person might type.
+    await page.fill('#code-verify-code', codeOf(mail).replace(/^(\d{3})/, '$1 '));
+    await page.click('#code-verify-form button');
+    await page.waitForSelector('#signed-in:not([hidden])');
+    expect(await text(page, '#status')).toBe(`Signed in as ${credentials.username}`);
+    expect(await text(page, '#user')).toContain('Email verified\nyes');
+    expect(await sessionCookies()).toBe(2);
+
+    // Signed out again, the page offers the address form afresh.
+    await page.click('#logout');
+    await page.waitForSelector('#signed-out:not([hidden])');
+    expect(await page.isVisible('#code-request-form')).toBe(true);
+    expect(await page.isVisible('#code-verify-form')).toBe(false);
+
+    expect(tab.consoleErrors).toEqual([]);
+    expect(tab.failures).toEqual([]);
+  });
+
+  it('signs in from the link in the mail, once, and takes the token out of the address bar', async () => {
+    const { credentials } = await registerUser(h.t, uniqueUser('spalink'));
+    const asker = await openApp(context, h.spa.url);
+    const mail = await askThroughPage(asker.page, credentials.email);
+    const link = new URL(mail.link);
+
+    // The link opened in another browser (a phone's mail app, say): signed in there.
+    const other = await h.browser.newContext();
+    try {
+      const tab = await openApp(other, h.spa.url, `${link.pathname}${link.search}`);
+      await tab.page.waitForSelector('#signed-in:not([hidden])');
+      expect(await text(tab.page, '#status')).toBe(`Signed in as ${credentials.username}`);
+      expect(tab.page.url()).toBe(`${h.spa.url}/`);
+      expect(tab.consoleErrors).toEqual([]);
+      expect(tab.failures).toEqual([]);
+    } finally {
+      await other.close();
+    }
+
+    // Opened again: used up, said in plain words, and nobody is signed in.
+    const again = await openApp(context, h.spa.url, `${link.pathname}${link.search}`);
+    await again.page.waitForSelector('#signed-out:not([hidden])');
+    expect(await text(again.page, '#notice')).toBe(
+      'This sign-in link is invalid, expired or already used. Ask for a new code below.',
+    );
+    expect(await sessionCookies()).toBe(0);
+    // And the code of the same mail died with the link.
+    await h.t
+      .http()
+      .post('/api/v1/auth/email-code/verify')
+      .send({ email: credentials.email, code: codeOf(mail) })
+      .expect(401);
+  });
+
+  it('says a wrong code in plain words, and goes on to the second step of an account that has one', async () => {
+    const session = await registerAndLogin(h.t, uniqueUser('spacode2fa'));
+    const bearer = { Authorization: `Bearer ${session.access}` };
+    const begun = await h.t.http().post('/api/v1/users/me/mfa/totp').set(bearer).expect(200);
+    const app = new Authenticator(begun.body.data.secret as string);
+    await h.t
+      .http()
+      .post('/api/v1/users/me/mfa/totp/confirm')
+      .set(bearer)
+      .send({ code: await app.code() })
+      .expect(200);
+
+    const { page } = await openApp(context, h.spa.url);
+    const mail = await askThroughPage(page, session.credentials.email);
+    const code = codeOf(mail);
+    await page.fill('#code-verify-code', code === '000000' ? '000001' : '000000');
+    await page.click('#code-verify-form button');
+    await page.waitForSelector('#notice:not([hidden])');
+    expect(await text(page, '#notice')).toBe(
+      'That code is wrong, expired or already used. Check the email, or ask for a new code.',
+    );
+
+    await page.fill('#code-verify-code', code);
+    await page.click('#code-verify-form button');
+    await page.waitForSelector('#second-step:not([hidden])');
+    expect(await text(page, '#mfa-hint')).toBe(
+      'Your code was right. Enter the 6-digit code your authenticator app shows for this account.',
+    );
+    expect(await sessionCookies()).toBe(0);
+    await page.fill('#mfa-code', await codeToType(app));
+    await page.click('#mfa-form button');
+    await page.waitForSelector('#signed-in:not([hidden])');
+    expect(await text(page, '#status')).toBe(`Signed in as ${session.credentials.username}`);
+  });
+});
