@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { SpaServer, startSpaServer } from '../../examples/spa/server';
@@ -10,7 +9,6 @@ import { TestDatabase } from '../support/test-database';
 
 /** Debian's Chromium; never a downloaded browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const TSC = require.resolve('typescript/bin/tsc');
 
 /**
  * The service, the example app on its own origin (http://localhost:<port>), a foreign page on
@@ -37,8 +35,6 @@ export async function startHarness(
     database?: TestDatabase;
   } = {},
 ): Promise<Harness> {
-  // The page loads the SDK as built; build it here so the suite never runs a stale one.
-  execFileSync(process.execPath, [TSC, '-p', 'client/tsconfig.build.json'], { stdio: 'inherit' });
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium is not at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`,
