@@ -34,6 +34,11 @@ export const AUDIT_EVENT_TYPES = [
   'passkey_deleted',
   'passkey_failed',
   'passkey_counter_rejected',
+  // Identity providers. `federation_failed`: a provider's round trip refused (known user only
+  // when linking).
+  'identity_linked',
+  'identity_unlinked',
+  'federation_failed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

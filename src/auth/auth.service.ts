@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { MailConfig, SecurityConfig } from '../config/config.sections';
+import { FederationConfig, MailConfig, SecurityConfig } from '../config/config.sections';
+import { providerForEmail } from '../federation/sso-domains';
 import { Database } from '../database/database.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
@@ -10,11 +11,15 @@ import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.serv
 import { MfaChallenges } from '../mfa/mfa-challenges.service';
 import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
 import {
+  FEDERATED,
+  FEDERATED_AND_CODE,
+  FEDERATED_AND_PASSKEY,
   PASSWORD,
   PASSWORD_AND_CODE,
   PASSWORD_AND_PASSKEY,
   RefreshClaims,
 } from '../sessions/refresh-claims';
+import { FirstFactor } from '../mfa/mfa-challenge.entity';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
@@ -80,6 +85,7 @@ export class AuthService {
     private readonly codes: SecondFactorCodes,
     private readonly passkeys: PasskeyAssertions,
     security: SecurityConfig,
+    private readonly federation: FederationConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
   }
@@ -204,6 +210,10 @@ export class AuthService {
    * hashing work for the attacker to spend, and no answer that depends on the password.
    */
   async login(input: LoginDto, client?: ClientInfo): Promise<Session | PendingSecondFactor> {
+    // Said of the domain, whether or not an account exists: it tells nothing of any account.
+    if (providerForEmail(this.federation.providers, input.email)?.ssoRequired) {
+      throw new AppException('SSO_REQUIRED');
+    }
     const wait = await this.backoff.waiting(input.email);
     if (wait > 0) {
       throw new AppException('RATE_LIMITED', {
@@ -234,8 +244,8 @@ export class AuthService {
   }
 
   /**
-   * The second step of a login: the challenge the password step answered, and a code, a
-   * recovery code or a passkey. 401 INVALID_TOKEN for an unknown, used or expired challenge (or
+   * The second step of a login: the challenge the password step (or an identity provider's
+   * sign-in) answered, and a code, a recovery code or a passkey. 401 INVALID_TOKEN for an unknown, used or expired challenge (or
    * one a logout or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code,
    * counted; 401 INVALID_PASSKEY for a passkey refused. The session it starts is authenticated
    * by the password and the one-time code (`pwd`, `otp`) or the passkey (`pwd`, `hwk`/`swk`,
@@ -246,11 +256,12 @@ export class AuthService {
     answer: SecondStepAnswer,
     client: ClientInfo,
   ): Promise<Session> {
-    const user = await this.pendingUser(challenge);
-    let methods = PASSWORD_AND_CODE;
+    const { user, firstFactor } = await this.pending(challenge);
+    const federated = firstFactor === 'fed';
+    let methods = federated ? FEDERATED_AND_CODE : PASSWORD_AND_CODE;
     if ('passkey' in answer) {
       const proven = await this.passkeys.verify('second_factor', user.id, answer.passkey, client);
-      methods = PASSWORD_AND_PASSKEY(proven.method);
+      methods = (federated ? FEDERATED_AND_PASSKEY : PASSWORD_AND_PASSKEY)(proven.method);
     } else {
       await this.codes.confirm(user, answer, client);
     }
@@ -266,13 +277,30 @@ export class AuthService {
    * disable has voided since.
    */
   async pendingUser(challenge: string): Promise<User> {
+    return (await this.pending(challenge)).user;
+  }
+
+  private async pending(challenge: string): Promise<{ user: User; firstFactor: FirstFactor }> {
     const opened = await this.challenges.peek(challenge);
     if (!opened) throw challengeRefused();
     const user = await this.users.findById(opened.userId);
     if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) {
       throw challengeRefused();
     }
-    return user;
+    return { user, firstFactor: opened.firstFactor };
+  }
+
+  /**
+   * A sign-in through an identity provider: one factor, the provider's (`amr: ["fed"]`). A user
+   * who switched a second factor on is asked for it here as after a password: their provider's
+   * own second step (if any) is not something this service can see or vouch for.
+   */
+  async federatedSignIn(user: User, client: ClientInfo): Promise<Session | PendingSecondFactor> {
+    const methods = await this.secondFactors.of(user.id);
+    if (methods.length > 0) {
+      return { mfa_required: true, challenge: await this.challenges.issue(user, 'fed'), methods };
+    }
+    return this.startSession(user, FEDERATED, client);
   }
 
   /**

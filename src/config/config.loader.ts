@@ -14,6 +14,7 @@ import {
 import { loadOrCreateDevMfaKey, loadOrCreateDevSecrets } from './dev-secrets';
 import { EnvReader, RawEnv } from './env.reader';
 import { ACCESS_ALGORITHMS } from './signing-keys';
+import { readIdentityProviders } from './identity-providers.reader';
 import { readWebAuthn } from './webauthn.reader';
 import { ROLES } from '../users/user.entity';
 
@@ -125,6 +126,7 @@ export function loadConfig(env: RawEnv): Config {
     },
     mfa: readMfa(read, production, dataDir),
     webauthn: readWebAuthn(read, { publicUrl, appName, appOrigins }),
+    federation: readIdentityProviders(read, production),
   };
   read.assertValid();
   return config;

@@ -13,6 +13,7 @@ import { DisabledAccounts1764374400000 } from './migrations/1764374400000-disabl
 import { SessionAuthentication1764460800000 } from './migrations/1764460800000-session-authentication';
 import { SecondFactor1764547200000 } from './migrations/1764547200000-second-factor';
 import { Passkeys1764633600000 } from './migrations/1764633600000-passkeys';
+import { IdentityProviders1764806400000 } from './migrations/1764806400000-identity-providers';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   SessionAuthentication1764460800000,
   SecondFactor1764547200000,
   Passkeys1764633600000,
+  IdentityProviders1764806400000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

@@ -24,4 +24,10 @@ export class MfaChallenge {
 
   @Column({ name: 'used_at', type: 'datetime', nullable: true })
   usedAt!: Date | null;
+
+  /** What the first step proved: `fed` for an identity provider's sign-in; null: the password. */
+  @Column({ name: 'first_factor', type: 'varchar', length: 8, nullable: true })
+  firstFactor!: FirstFactor | null;
 }
+
+export type FirstFactor = 'pwd' | 'fed';

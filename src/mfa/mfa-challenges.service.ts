@@ -5,7 +5,7 @@ import { PurgeSchedule, purgeInBatches } from '../database/batch-purge';
 import { Database } from '../database/database.service';
 import { hashToken, randomToken } from '../tokens/token-hash';
 import { User } from '../users/user.entity';
-import { MfaChallenge } from './mfa-challenge.entity';
+import { FirstFactor, MfaChallenge } from './mfa-challenge.entity';
 
 /** How long a login's second step stays open. */
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -16,6 +16,7 @@ export interface OpenedChallenge {
   userId: string;
   /** The user's token version when the password was checked: a logout or reset since voids it. */
   tokenVersion: number;
+  firstFactor: FirstFactor;
 }
 
 /**
@@ -40,7 +41,7 @@ export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutd
     this.schedule.stop();
   }
 
-  async issue(user: User): Promise<string> {
+  async issue(user: User, firstFactor: FirstFactor = 'pwd'): Promise<string> {
     const challenge = randomToken();
     const now = new Date();
     await this.database.run((manager) =>
@@ -51,6 +52,7 @@ export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutd
         createdAt: now,
         expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
         usedAt: null,
+        firstFactor: firstFactor === 'pwd' ? null : firstFactor,
       }),
     );
     return challenge;
@@ -65,7 +67,13 @@ export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutd
         expiresAt: MoreThan(new Date()),
       }),
     );
-    return row && { userId: row.userId, tokenVersion: row.tokenVersion };
+    return (
+      row && {
+        userId: row.userId,
+        tokenVersion: row.tokenVersion,
+        firstFactor: row.firstFactor ?? 'pwd',
+      }
+    );
   }
 
   /** Uses the challenge up; false when it was used (or expired) meanwhile. */

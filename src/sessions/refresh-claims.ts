@@ -17,6 +17,12 @@ export const PASSKEY = (method: 'hwk' | 'swk'): readonly string[] => Object.free
 export const PASSWORD_AND_PASSKEY = (method: 'hwk' | 'swk'): readonly string[] =>
   Object.freeze(['pwd', method, 'mfa']);
 
+/** Signed in through an identity provider (RFC 8176 `fed`): one factor, the provider's. */
+export const FEDERATED: readonly string[] = Object.freeze(['fed']);
+export const FEDERATED_AND_CODE: readonly string[] = Object.freeze(['fed', 'otp']);
+export const FEDERATED_AND_PASSKEY = (method: 'hwk' | 'swk'): readonly string[] =>
+  Object.freeze(['fed', method, 'mfa']);
+
 export interface RefreshClaims {
   sub: string;
   /** The purpose: no other token of the service carries it. */
