@@ -1,6 +1,7 @@
 import * as jwt from 'jsonwebtoken';
 import { Metrics } from '../src/metrics/metrics.service';
 import { PASSWORD, registerAndLogin, uniqueUser } from './support/auth-helpers';
+import { Authenticator } from './support/authenticator';
 import { freePort } from './support/free-port';
 import {
   Browser,
@@ -46,7 +47,17 @@ describe('identity providers (OpenID Connect)', () => {
           issuer: idp.issuer,
           client_id: 'auth-service',
           client_secret: 'corp-secret-0123456789',
-          domains: ['corp.example', 'strict.example'],
+          domains: ['corp.example'],
+        },
+        {
+          id: 'strict',
+          type: 'oidc',
+          name: 'Strict Co',
+          issuer: idp.issuer,
+          client_id: 'auth-service',
+          client_secret: 'corp-secret-0123456789',
+          domains: ['strict.example'],
+          sso_required: true,
         },
       ]),
     });
@@ -86,7 +97,23 @@ describe('identity providers (OpenID Connect)', () => {
 
   it('lists the configured providers', async () => {
     const answer = await t.http().get('/api/v1/auth/providers').expect(200);
-    expect(answer.body.data).toEqual({ providers: [{ id: 'corp', name: 'Corp ID' }] });
+    expect(answer.body.data).toEqual({
+      providers: [
+        { id: 'corp', name: 'Corp ID' },
+        { id: 'strict', name: 'Strict Co' },
+      ],
+    });
+  });
+
+  it('counts every outcome from 0 at start', async () => {
+    for (const outcome of ['mfa_required', 'linked', 'provider_error']) {
+      expect(typeof (await counted(outcome))).toBe('number');
+    }
+    const text = await t
+      .http()
+      .get('/metrics')
+      .set('Authorization', 'Bearer federation-metrics-token-0123456789abcdef');
+    expect(text.text).toContain('auth_federation_total{outcome="mfa_required"}');
   });
 
   it('signs a new person in, creating a passwordless account with the verified email', async () => {
@@ -282,5 +309,59 @@ describe('identity providers (OpenID Connect)', () => {
       .get(`/api/v1/auth/providers/nope/start?redirect_to=${encodeURIComponent(BACK)}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe('PROVIDER_NOT_FOUND');
+  });
+
+  it('refuses password logins of a domain that must use its SSO, whatever the password', async () => {
+    const login = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: 'bo@Strict.Example', password: 'whatever' });
+    expect(login.status).toBe(403);
+    expect(login.body.error).toBe('SSO_REQUIRED');
+    const sso = await t
+      .http()
+      .post('/api/v1/auth/sso/start')
+      .send({ email: 'bo@strict.example', redirect_to: BACK })
+      .expect(200);
+    expect(sso.body.data.provider).toBe('strict');
+  });
+
+  it('asks an account with a second factor for it after a federated sign-in', async () => {
+    const owner = await registerAndLogin(t, uniqueUser('twofactor'));
+    const bearer = { Authorization: `Bearer ${owner.access}` };
+    const begun = await t.http().post('/api/v1/users/me/mfa/totp').set(bearer).expect(200);
+    const app = new Authenticator(begun.body.data.secret as string);
+    await t
+      .http()
+      .post('/api/v1/users/me/mfa/totp/confirm')
+      .set(bearer)
+      .send({ code: await app.code() })
+      .expect(200);
+    const login = account(owner.user.email);
+    const linking = new Browser();
+    linking.setCookie(base, 'access_token', owner.access);
+    const callback = await toCallback(
+      linking,
+      login,
+      api(`/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`),
+    );
+    expect((await linking.request(callback)).headers.get('location')).toBe(BACK);
+
+    const before = await counted('mfa_required');
+    const { browser, location } = await signIn(login);
+    expect(browser.cookie(base, 'access_token')).toBeUndefined();
+    const fragment = new URLSearchParams(new URL(location).hash.slice(1));
+    expect(location.startsWith(`${BACK}#`)).toBe(true);
+    expect(fragment.get('mfa_required')).toBe('true');
+    expect(fragment.get('methods')).toBe('totp,recovery_code');
+    expect(await counted('mfa_required')).toBe(before + 1);
+    const verified = await t
+      .http()
+      .post('/api/v1/auth/mfa/verify')
+      .send({ challenge: fragment.get('challenge'), code: await app.code() })
+      .expect(200);
+    const access = verified.headers['set-cookie'] as unknown as string[];
+    const token = /access_token=([^;]+)/.exec(access.join('\n'))![1];
+    expect(claimsOf(token).amr).toEqual(['fed', 'otp']);
   });
 });

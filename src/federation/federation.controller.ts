@@ -36,6 +36,7 @@ import { providerForEmail } from './sso-domains';
 export const PROVIDER_ID = { name: 'id', description: 'A provider id from `GET /auth/providers`.' };
 export const REDIRECT_TO = {
   name: 'redirect_to',
+  type: String,
   required: true,
   description: 'The app page to come back to; its origin must be in APP_ORIGINS.',
 };

@@ -16,7 +16,13 @@ import { Envelope, ok } from '../common/http/envelope';
 import { HttpRequest, HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
-import { ApiEnvelope, ApiErrors, ANY_ROUTE, STORED } from '../openapi/api-responses.decorator';
+import {
+  ANY_BODY,
+  ANY_ROUTE,
+  ApiEnvelope,
+  ApiErrors,
+  STORED,
+} from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
 import { FederatedSignIn } from './federated-sign-in.service';
 import {
@@ -45,7 +51,11 @@ export class IdentitiesController {
   ) {}
 
   @Get()
-  @ApiOperation({ operationId: 'listIdentities', summary: 'Your linked identities' })
+  @ApiOperation({
+    operationId: 'listIdentities',
+    summary: 'Your linked identities',
+    description: 'The identity providers you can sign in with, with the address each gave.',
+  })
   @ApiEnvelope(200, 'Your identities', { data: IdentitiesDataModel })
   @ApiErrors(...ANY_ROUTE, ...STORED)
   async list(@RequestUser() user: User): Promise<Envelope<IdentitiesDataModel>> {
@@ -91,7 +101,13 @@ export class IdentitiesController {
   })
   @ApiParam({ name: 'provider', description: 'The provider id, as listed.' })
   @ApiEnvelope(200, 'Identity unlinked')
-  @ApiErrors('IDENTITY_NOT_FOUND', 'LAST_SIGN_IN_METHOD', 'FORBIDDEN_ORIGIN', ...STORED)
+  @ApiErrors(
+    'IDENTITY_NOT_FOUND',
+    'LAST_SIGN_IN_METHOD',
+    'FORBIDDEN_ORIGIN',
+    ...ANY_BODY,
+    ...STORED,
+  )
   async unlink(
     @Param('provider') provider: string,
     @RequestUser() user: User,
