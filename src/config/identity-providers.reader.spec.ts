@@ -58,7 +58,11 @@ describe('AUTH_PROVIDERS', () => {
     ];
     const file = join(dataDir, 'providers.json');
     writeFileSync(file, JSON.stringify(list));
-    for (const env of [{ AUTH_PROVIDERS: JSON.stringify(list) }, { AUTH_PROVIDERS_FILE: file }]) {
+    const sources: Array<Record<string, string>> = [
+      { AUTH_PROVIDERS: JSON.stringify(list) },
+      { AUTH_PROVIDERS_FILE: file },
+    ];
+    for (const env of sources) {
       const [corp, google, entra, github] = load(env).federation.providers;
       expect(corp).toMatchObject({
         issuer: 'https://id.corp.example',
