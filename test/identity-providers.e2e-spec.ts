@@ -1,5 +1,6 @@
 import * as jwt from 'jsonwebtoken';
 import { Metrics } from '../src/metrics/metrics.service';
+import { UserDirectory } from '../src/users/user-directory.service';
 import { PASSWORD, registerAndLogin, uniqueUser } from './support/auth-helpers';
 import { Authenticator } from './support/authenticator';
 import { freePort } from './support/free-port';
@@ -147,6 +148,25 @@ describe('identity providers (OpenID Connect)', () => {
     expect(login.status).toBe(401);
     expect(login.body.error).toBe('LOGIN_FAILED');
     expect(await counted('signed_in')).toBe(before + 1);
+
+    // An administrator sees the identity on the account.
+    const admin = await registerAndLogin(t, uniqueUser('admin'));
+    await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
+    const seen = await t
+      .http()
+      .get(`/api/v1/admin/users/${me.body.data.user.id as string}/identities`)
+      .set('Authorization', `Bearer ${admin.access}`)
+      .expect(200);
+    expect(seen.body.data.identities).toEqual([
+      { provider: 'corp', email, created_at: expect.any(String) },
+    ]);
+    const audit = await t.dataSource.query<Array<{ type: string }>>(
+      'SELECT type FROM audit_events WHERE user_id = ? ORDER BY created_at',
+      [me.body.data.user.id],
+    );
+    expect(audit.map((row) => row.type)).toEqual(
+      expect.arrayContaining(['registered', 'identity_linked', 'login_succeeded']),
+    );
   });
 
   it('signs the same identity into the same account again', async () => {

@@ -558,6 +558,10 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       [200, () => asAdmin('get', `/api/v1/admin/users/${session.user.id}`)],
       ...guarded('get', ''),
     ],
+    'GET /api/v1/admin/users/{id}/identities': () => [
+      [200, () => asAdmin('get', `/api/v1/admin/users/${session.user.id}/identities`)],
+      ...guarded('get', '/identities'),
+    ],
     'PATCH /api/v1/admin/users/{id}/role': () => [
       [
         200,

@@ -1,6 +1,4 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { UserIdentity } from '../identities/user-identity.entity';
-import { EMAIL_ADDRESS } from '../openapi/email-address.property';
 
 /* How providers and linked identities appear in answers (and the OpenAPI document). */
 
@@ -28,28 +26,4 @@ export class SsoStartDataModel {
       'binds the flow to the browser and goes on to the provider.',
   })
   url!: string;
-}
-
-export class IdentityModel {
-  @ApiProperty({ example: 'github', description: 'The provider id.' })
-  provider!: string;
-
-  @ApiProperty({ ...EMAIL_ADDRESS, nullable: true, type: String })
-  email!: string | null;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
-}
-
-export class IdentitiesDataModel {
-  @ApiProperty({ type: [IdentityModel], description: 'Oldest first.' })
-  identities!: IdentityModel[];
-}
-
-export function identityView(identity: UserIdentity): IdentityModel {
-  return {
-    provider: identity.provider,
-    email: identity.email,
-    created_at: identity.createdAt.toISOString(),
-  };
 }

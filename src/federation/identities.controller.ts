@@ -31,7 +31,7 @@ import {
   RedirectAnswer,
   requiredRedirect,
 } from './federation.controller';
-import { IdentitiesDataModel, identityView } from './federation.view';
+import { IdentitiesDataModel, identityView } from '../identities/identity.view';
 import { FlowCookie } from './flow-cookie';
 import { IdentityLinks } from './identity-links.service';
 
