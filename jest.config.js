@@ -42,6 +42,7 @@ module.exports = {
           '/test/account-instances',
           '/test/second-factor-instances',
           '/test/passkeys-instances',
+          '/test/identity-providers-instances',
           '/test/admin-multi-instance',
           '/test/mail-cap-instances',
         ]),
