@@ -15,6 +15,7 @@ import {
 import { wireAccount } from './account.js';
 import { wireSecondFactor } from './second-factor.js';
 import { wirePasskeys } from './passkeys.js';
+import { wireIdentityProviders } from './identity-providers.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
 // For trying the SDK in the browser's console.
@@ -105,6 +106,7 @@ function showSignedIn(user) {
   void account.loadSessions();
   void secondFactor.load();
   void passkeys.load();
+  void identityProviders.load();
 }
 
 /**
@@ -409,6 +411,14 @@ async function verifyFromLink(token) {
   }
 }
 
+const identityProviders = wireIdentityProviders({
+  auth,
+  notify,
+  withStepUp: secondFactor.withStepUp,
+});
+await identityProviders.loadProviders();
+const providerReturn = identityProviders.readReturn();
+
 const route = location.pathname;
 const token = new URLSearchParams(location.search).get('token');
 // The token leaves the address bar at once: it must not stay in history or be shared.
@@ -421,6 +431,9 @@ if (route === '/reset-password' && token) {
   if (token && route === '/verify-email') await verifyFromLink(token);
   else if (token && route === '/confirm-email') await confirmEmailFromLink(token);
   else if (token) notify('This link is not one this app knows.');
-  await showCurrentState();
+  // Back from a provider, the account asks for its second step.
+  if (providerReturn.kind === 'second_factor') {
+    showSecondStep(providerReturn.challenge, providerReturn.methods);
+  } else await showCurrentState();
 }
 document.body.dataset.ready = 'true';
