@@ -16,10 +16,16 @@ export interface IdentityProviderProcess {
 /** oidc-provider on a loopback port of its own, for the given clients. */
 export async function startIdentityProvider(
   clients: TestClient[],
+  options: { anyLoopbackRedirect?: boolean } = {},
 ): Promise<IdentityProviderProcess> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'oidc-provider.js')], {
-    env: { PATH: process.env.PATH, OIDC_PORT: String(port), OIDC_CLIENTS: JSON.stringify(clients) },
+    env: {
+      PATH: process.env.PATH,
+      OIDC_PORT: String(port),
+      OIDC_CLIENTS: JSON.stringify(clients),
+      OIDC_ANY_LOOPBACK_REDIRECT: options.anyLoopbackRedirect ? '1' : '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
