@@ -167,6 +167,19 @@ describe('identity providers (OpenID Connect)', () => {
     expect(audit.map((row) => row.type)).toEqual(
       expect.arrayContaining(['registered', 'identity_linked', 'login_succeeded']),
     );
+
+    // Deleted by the administrator, the identity goes with the account: signing in again with
+    // it makes a new account.
+    await t
+      .http()
+      .delete(`/api/v1/admin/users/${me.body.data.user.id as string}`)
+      .set('Authorization', `Bearer ${admin.access}`)
+      .expect(200);
+    const rows = await t.dataSource.query<unknown[]>(
+      'SELECT id FROM user_identities WHERE user_id = ?',
+      [me.body.data.user.id],
+    );
+    expect(rows).toEqual([]);
   });
 
   it('signs the same identity into the same account again', async () => {

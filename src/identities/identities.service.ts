@@ -69,6 +69,11 @@ export class IdentitiesService {
     }
   }
 
+  /** An account's removal: its identities go with it, before the user row. */
+  async removeAll(manager: EntityManager, userId: string): Promise<void> {
+    await manager.withRepository(this.identities).delete({ userId });
+  }
+
   async unlink(manager: EntityManager, userId: string, provider: string): Promise<boolean> {
     const result = await manager.withRepository(this.identities).delete({ userId, provider });
     return (result.affected ?? 0) > 0;
