@@ -1,9 +1,14 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as jwt from 'jsonwebtoken';
 import { Metrics } from '../src/metrics/metrics.service';
 import { UserDirectory } from '../src/users/user-directory.service';
 import { PASSWORD, registerAndLogin, uniqueUser } from './support/auth-helpers';
 import { Authenticator } from './support/authenticator';
 import { freePort } from './support/free-port';
+import { serviceArgs } from './support/service-build';
 import {
   Browser,
   IdentityProviderProcess,
@@ -396,5 +401,37 @@ describe('identity providers (OpenID Connect)', () => {
     const access = verified.headers['set-cookie'] as unknown as string[];
     const token = /access_token=([^;]+)/.exec(access.join('\n'))![1];
     expect(claimsOf(token).amr).toEqual(['fed', 'otp']);
+  });
+});
+
+describe('identity providers at boot', () => {
+  it('stops the real process with exit 1 and one line naming each bad entry', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'auth-providers-boot-'));
+    try {
+      const result = spawnSync(process.execPath, serviceArgs('main'), {
+        cwd,
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'test',
+          DATA_DIR: cwd,
+          TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
+          AUTH_PROVIDERS: JSON.stringify([
+            { id: 'ok', type: 'google', name: 'Google', client_id: 'c', client_secret: 's' },
+            { id: 'acme', type: 'oidc', name: 'Acme', client_id: 'c', client_secret: 's' },
+            { id: 'gh', type: 'github', name: 'GitHub', client_id: 'c' },
+          ]),
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe(
+        'Invalid configuration: AUTH_PROVIDERS has bad entries: ' +
+          'entry 2 ("acme"): issuer is required for oidc; ' +
+          'entry 3 ("gh"): client_secret must be a non-empty string\n',
+      );
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
