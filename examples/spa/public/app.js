@@ -113,15 +113,15 @@ function showSignedIn(user) {
  * The password was right; the account asks for a second step. The focus goes to its passkey
  * button when it has a passkey (the one that cannot be phished), else to the code's field.
  */
-function showSecondStep(value, methods) {
+function showSecondStep(value, methods, firstStep = 'Your password was right.') {
   challenge = value;
   clearForm($('#mfa-form'));
   const passkey = methods.includes('passkey');
   const codes = methods.includes('totp');
   $('#mfa-passkey').hidden = !passkey;
   $('#mfa-hint').textContent = codes
-    ? `Your password was right. ${passkey ? 'Use your passkey, or enter' : 'Enter'} the 6-digit code your authenticator app shows for this account.`
-    : 'Your password was right. Confirm it’s you with your passkey.';
+    ? `${firstStep} ${passkey ? 'Use your passkey, or enter' : 'Enter'} the 6-digit code your authenticator app shows for this account.`
+    : `${firstStep} Confirm it’s you with your passkey.`;
   // An account with only a passkey has no code to type: the code's fields go.
   for (const element of $('#mfa-form').querySelectorAll(
     '.field, button:not([type]), #mfa-switch',
@@ -433,7 +433,11 @@ if (route === '/reset-password' && token) {
   else if (token) notify('This link is not one this app knows.');
   // Back from a provider, the account asks for its second step.
   if (providerReturn.kind === 'second_factor') {
-    showSecondStep(providerReturn.challenge, providerReturn.methods);
+    showSecondStep(
+      providerReturn.challenge,
+      providerReturn.methods,
+      'You signed in with your provider.',
+    );
   } else await showCurrentState();
 }
 document.body.dataset.ready = 'true';
