@@ -39,7 +39,7 @@ export default tseslint.config(
   },
   {
     // Plain Node files (scripts, the bcrypt worker): linted without type information.
-    files: ['scripts/**/*.js', 'src/**/*.js', 'examples/spa/server.js'],
+    files: ['scripts/**/*.js', 'src/**/*.js', 'examples/spa/server.js', 'test/support/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

@@ -11,7 +11,10 @@ module.exports = {
   // and the browser suite against their own tsconfigs (DOM, ESM).
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    '^.+/node_modules/.+\\.js$': '<rootDir>/test/support/esm-transform.js',
   },
+  // Every package but the ES-module-only relying party (and what it imports) runs as installed.
+  transformIgnorePatterns: ['^(?!.*/node_modules/(openid-client|oauth4webapi)/).*/node_modules/'],
   // The SDK imports `./x.js` as browsers need; under Jest that is the `./x.ts` beside it.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // Several instances cannot share one embedded SQLite, and the outage suites (the browser's
@@ -39,6 +42,7 @@ module.exports = {
           '/test/account-instances',
           '/test/second-factor-instances',
           '/test/passkeys-instances',
+          '/test/identity-providers-instances',
           '/test/admin-multi-instance',
           '/test/mail-cap-instances',
         ]),

@@ -9,6 +9,7 @@ import { AppValidationPipe } from './common/validation/app-validation.pipe';
 import { ConfigSectionsModule } from './config/config.module';
 import { SecurityConfig } from './config/config.sections';
 import { DatabaseModule } from './database/database.module';
+import { FederationModule } from './federation/federation.module';
 import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
@@ -30,6 +31,7 @@ import { AccountModule } from './account/account.module';
     ThrottlingModule,
     AuthModule,
     AccountModule,
+    FederationModule,
     AccountRemovalModule,
     AdminModule,
     HealthModule,

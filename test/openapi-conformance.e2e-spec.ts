@@ -13,6 +13,7 @@ import {
   registerUser,
   uniqueUser,
 } from './support/auth-helpers';
+import { IdentitiesService } from '../src/identities/identities.service';
 import { UserDirectory } from '../src/users/user-directory.service';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 import { Authenticator } from './support/authenticator';
@@ -184,7 +185,20 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
   let unverified: { email: string; username: string; password: string };
 
   beforeAll(async () => {
-    t = await startTestApp({ METRICS_TOKEN });
+    t = await startTestApp({
+      METRICS_TOKEN,
+      // GitHub's preset builds its authorization URL without a request: no provider need run.
+      AUTH_PROVIDERS: JSON.stringify([
+        {
+          id: 'gh',
+          type: 'github',
+          name: 'GitHub',
+          client_id: 'conformance',
+          client_secret: 'conformance-secret',
+          domains: ['sso.example'],
+        },
+      ]),
+    });
     session = await registerAndLogin(t);
     // Verified, so resending its verification mail is the documented 409.
     const mail = await newest(session.credentials.email);
@@ -566,6 +580,10 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     'GET /api/v1/admin/users/{id}': () => [
       [200, () => asAdmin('get', `/api/v1/admin/users/${session.user.id}`)],
       ...guarded('get', ''),
+    ],
+    'GET /api/v1/admin/users/{id}/identities': () => [
+      [200, () => asAdmin('get', `/api/v1/admin/users/${session.user.id}/identities`)],
+      ...guarded('get', '/identities'),
     ],
     'PATCH /api/v1/admin/users/{id}/role': () => [
       [
@@ -1049,6 +1067,63 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       ];
     },
     'GET /api/v1/auth/email-code/verify': () => pageCases('/api/v1/auth/email-code/verify'),
+    'GET /api/v1/auth/providers': () => [[200, () => http().get('/api/v1/auth/providers')]],
+    'GET /api/v1/auth/providers/{id}/start': () => [
+      [400, () => http().get('/api/v1/auth/providers/gh/start')],
+      [404, () => http().get(`/api/v1/auth/providers/nope/start?redirect_to=${APP_ORIGIN}/`)],
+    ],
+    'GET /api/v1/auth/providers/{id}/callback': () => [
+      [400, () => http().get('/api/v1/auth/providers/gh/callback?state=unknown&code=x')],
+    ],
+    'POST /api/v1/auth/sso/start': () => {
+      const path = '/api/v1/auth/sso/start';
+      const back = `${APP_ORIGIN}/`;
+      return [
+        [200, () => json(path, { email: 'ann@sso.example', redirect_to: back })],
+        [400, () => json(path, { email: 'ann@sso.example' })],
+        [404, () => json(path, { email: 'ann@elsewhere.example', redirect_to: back })],
+        [415, () => plainText(path)],
+      ];
+    },
+    'GET /api/v1/users/me/identities': () => [
+      [200, () => bearer(http().get('/api/v1/users/me/identities'))],
+      [401, () => http().get('/api/v1/users/me/identities')],
+    ],
+    'GET /api/v1/users/me/identities/{id}/start': () => [
+      [400, () => bearer(http().get('/api/v1/users/me/identities/gh/start'))],
+      [401, () => http().get(`/api/v1/users/me/identities/gh/start?redirect_to=${APP_ORIGIN}/`)],
+      [
+        404,
+        () =>
+          bearer(http().get(`/api/v1/users/me/identities/nope/start?redirect_to=${APP_ORIGIN}/`)),
+      ],
+    ],
+    'DELETE /api/v1/users/me/identities/{provider}': () => {
+      const path = '/api/v1/users/me/identities/gh';
+      const linked = async (passwordless: boolean) => {
+        const owner = await fresh();
+        await t.app.get(IdentitiesService).link(t.dataSource.manager, {
+          userId: owner.user.id,
+          provider: 'gh',
+          subject: owner.user.id,
+          email: null,
+        });
+        if (passwordless) {
+          await t.dataSource.query('UPDATE users SET password_hash = NULL WHERE id = ?', [
+            owner.user.id,
+          ]);
+        }
+        return http().delete(path).set('Authorization', `Bearer ${owner.access}`);
+      };
+      return [
+        [200, () => linked(false)],
+        [401, () => http().delete(path)],
+        [403, () => fromForeignPage('delete', path)],
+        [404, () => bearer(http().delete(path))],
+        [409, () => linked(true)],
+        [415, () => bearer(http().delete(path)).set('Content-Type', 'text/plain').send('x')],
+      ];
+    },
     'POST /api/v1/auth/passkey/options': () => [
       [200, () => http().post('/api/v1/auth/passkey/options')],
       [415, () => plainText('/api/v1/auth/passkey/options')],

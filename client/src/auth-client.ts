@@ -13,6 +13,7 @@ import {
   createPasskey,
   usePasskey,
 } from './passkeys.js';
+import { providerStartUrl, readProviderReturn } from './identity-providers.js';
 import { asAuthError, asUnexpected, isTokenResponse, notify, transport } from './transport.js';
 import { SessionRefresher, type RefreshResult } from './session-refresher.js';
 import { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
@@ -23,6 +24,9 @@ import type {
   EmailCodeInput,
   EmailLinkInput,
   IdentityProof,
+  IdentityProvider,
+  LinkedIdentity,
+  ProviderReturn,
   LoginInput,
   LoginResult,
   LogoutScope,
@@ -457,6 +461,59 @@ export class AuthClient {
   /** `409 LAST_SIGN_IN_METHOD` when it is the last way into an account without a password. */
   deletePasskey(id: string): Promise<MessageEnvelope> {
     return this.authed('DELETE', `/users/me/passkeys/${encodeURIComponent(id)}`);
+  }
+
+  /** The identity providers this service signs in with: a "Sign in with <name>" button each. */
+  listIdentityProviders(): Promise<DataEnvelope<{ providers: IdentityProvider[] }>> {
+    return this.call('GET', '/auth/providers');
+  }
+
+  /**
+   * Where to send the browser to sign in with a provider (`location.assign(url)`); it comes back
+   * to `redirectTo` (an APP_ORIGINS page) signed in, or as `readProviderReturn` tells.
+   */
+  providerSignInUrl(providerId: string, redirectTo: string): string {
+    return providerStartUrl(this.baseUrl, providerId, redirectTo, false);
+  }
+
+  /**
+   * Enterprise SSO: where an address's domain signs in (`url`, to send the browser to), or
+   * `404 SSO_NOT_CONFIGURED` (sign in another way).
+   */
+  startSingleSignOn(input: {
+    email: string;
+    redirectTo: string;
+  }): Promise<DataEnvelope<{ provider: string; url: string }>> {
+    return this.call('POST', '/auth/sso/start', {
+      email: input.email,
+      redirect_to: input.redirectTo,
+    });
+  }
+
+  /**
+   * What a provider's round trip left in the page's address; a completed sign-in is announced
+   * to every tab once `status()` or the next call sees the session.
+   */
+  readProviderReturn(address: string | URL): ProviderReturn {
+    return readProviderReturn(address);
+  }
+
+  /** The signed-in user's linked identities, oldest first. */
+  listIdentities(): Promise<DataEnvelope<{ identities: LinkedIdentity[] }>> {
+    return this.authed('GET', '/users/me/identities');
+  }
+
+  /**
+   * Where to send the browser to link a provider to the signed-in account (a recent sign-in is
+   * needed: the start answers `403 REAUTHENTICATION_REQUIRED` otherwise).
+   */
+  linkIdentityUrl(providerId: string, redirectTo: string): string {
+    return providerStartUrl(this.baseUrl, providerId, redirectTo, true);
+  }
+
+  /** `409 LAST_SIGN_IN_METHOD` when it is the account's last way in. */
+  unlinkIdentity(providerId: string): Promise<MessageEnvelope> {
+    return this.authed('DELETE', `/users/me/identities/${encodeURIComponent(providerId)}`);
   }
 
   verifyEmail(

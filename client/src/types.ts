@@ -26,6 +26,12 @@ export const SERVICE_ERROR_CODES = [
   'INVALID_PASSKEY',
   'PASSKEY_NOT_FOUND',
   'LAST_SIGN_IN_METHOD',
+  'ACCOUNT_EXISTS',
+  'PROVIDER_ERROR',
+  'PROVIDER_NOT_FOUND',
+  'IDENTITY_NOT_FOUND',
+  'SSO_NOT_CONFIGURED',
+  'SSO_REQUIRED',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
 ] as const;
@@ -327,3 +333,28 @@ export interface Passkey {
   /** ISO 8601; null until it first signs in. */
   last_used_at: string | null;
 }
+
+/** An identity provider one can sign in with (`GET /auth/providers`). */
+export interface IdentityProvider {
+  id: string;
+  /** What the sign-in button says. */
+  name: string;
+}
+
+/** An identity provider linked to the signed-in account. */
+export interface LinkedIdentity {
+  provider: string;
+  email: string | null;
+  /** ISO 8601. */
+  created_at: string;
+}
+
+/**
+ * What a provider's round trip left in the address it came back to: nothing (signed in, or
+ * linked), an `error` (`ACCOUNT_EXISTS`, `ACCOUNT_DISABLED`, `PROVIDER_ERROR`), or the second step
+ * the account asks for (answer it with `verifySecondFactor`).
+ */
+export type ProviderReturn =
+  | { kind: 'done' }
+  | { kind: 'error'; error: string }
+  | { kind: 'second_factor'; challenge: string; methods: string[] };

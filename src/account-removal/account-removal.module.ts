@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { MfaModule } from '../mfa/mfa.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SessionsModule } from '../sessions/sessions.module';
@@ -20,6 +21,7 @@ import { OwnAccountController } from './own-account.controller';
     AuthModule,
     AuditModule,
     DatabaseModule,
+    IdentitiesModule,
     MfaModule,
     PasskeysModule,
     SessionsModule,

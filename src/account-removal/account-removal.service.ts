@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
+import { IdentitiesService } from '../identities/identities.service';
 import { MfaService } from '../mfa/mfa.service';
 import { PasskeysService } from '../passkeys/passkeys.service';
 import { SessionsService } from '../sessions/sessions.service';
@@ -10,7 +11,7 @@ import { UsersService } from '../users/users.service';
 
 /**
  * Deletes an account, by its owner (`DELETE /users/me`) or by an administrator: the user row, its
- * refresh sessions, second factors, passkeys and emailed tokens, in one transaction, so nothing half-deleted stays.
+ * refresh sessions, second factors, passkeys, linked identities and emailed tokens, in one transaction, so nothing half-deleted stays.
  * The audit trail keeps every event (it has no foreign key to users) and gains
  * `account_deleted`. Once committed, the user's generation is bumped before the answer, so a
  * live access token is refused by the next check on every instance; the email and username
@@ -24,6 +25,7 @@ export class AccountRemoval {
     private readonly sessions: SessionsService,
     private readonly mfa: MfaService,
     private readonly passkeys: PasskeysService,
+    private readonly identities: IdentitiesService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly audit: AuditTrail,
   ) {}
@@ -36,6 +38,8 @@ export class AccountRemoval {
       await this.sessions.deleteAllOf(manager, userId);
       await this.mfa.removeAll(manager, userId);
       await this.passkeys.removeAll(manager, userId);
+      // Its sign-ins in progress at providers go with the row (ON DELETE CASCADE): minutes-lived.
+      await this.identities.removeAll(manager, userId);
       await this.verificationTokens.deleteAllOf(manager, userId);
       if (!(await this.users.delete(manager, userId))) return false;
       await this.audit.record(manager, 'account_deleted', userId, client, { actorId });

@@ -12,6 +12,8 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
+import { IdentitiesService } from '../identities/identities.service';
+import { IdentitiesDataModel, identityView } from '../identities/identity.view';
 import { MAX_PAGE_SIZE } from '../users/user-directory.service';
 import { User } from '../users/user.entity';
 import { AdminUserDataModel, AdminUserPageModel } from './admin-user.view';
@@ -44,7 +46,10 @@ const CHANGE = ['FORBIDDEN_ORIGIN'] as const;
 @Authenticated('admin')
 @RecentlyAuthenticated()
 export class AdminUsersController {
-  constructor(private readonly admin: AdminUsersService) {}
+  constructor(
+    private readonly admin: AdminUsersService,
+    private readonly identities: IdentitiesService,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -91,6 +96,21 @@ export class AdminUsersController {
   @ApiErrors(...TARGET)
   async getUser(@Param('id') id: string): Promise<UserEnvelope> {
     return ok('User', { user: await this.admin.view(await this.admin.get(id)) });
+  }
+
+  @Get(':id/identities')
+  @USER_ID
+  @ApiOperation({
+    operationId: 'getUserIdentities',
+    summary: "A user's linked identity providers",
+    description: 'The providers the user can sign in with, and the address each gave.',
+  })
+  @ApiEnvelope(200, 'Identities', { data: IdentitiesDataModel })
+  @ApiErrors(...TARGET)
+  async getUserIdentities(@Param('id') id: string): Promise<Envelope<IdentitiesDataModel>> {
+    const user = await this.admin.get(id);
+    const identities = await this.identities.list(user.id);
+    return ok('Identities', { identities: identities.map(identityView) });
   }
 
   @Patch(':id/role')

@@ -3,6 +3,7 @@ import { AccountRemovalModule } from '../account-removal/account-removal.module'
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { MfaModule } from '../mfa/mfa.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -20,6 +21,7 @@ import { AdminUsersService } from './admin-users.service';
     AuditModule,
     AuthModule,
     DatabaseModule,
+    IdentitiesModule,
     MfaModule,
     SessionsModule,
     TokensModule,

@@ -38,6 +38,11 @@ export const AUDIT_EVENT_TYPES = [
   // right one is `login_succeeded`, as every sign-in is.
   'email_code_requested',
   'email_code_failed',
+  // Identity providers. `federation_failed`: a provider's round trip refused (known user only
+  // when linking).
+  'identity_linked',
+  'identity_unlinked',
+  'federation_failed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

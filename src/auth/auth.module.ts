@@ -93,7 +93,9 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   // Account management also confirms passwords (counting wrong ones as login does), checks
   // emailed-link URLs, sends the reset mail and the password-changed notice, and clears the
   // cookies of a session it ends.
+  // Other ways in (identity providers) start their sessions through AuthService, as login does.
   exports: [
+    AuthService,
     OriginPolicy,
     AuthCookies,
     CurrentPassword,

@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { MailConfig, SecurityConfig } from '../config/config.sections';
+import { FederationConfig, MailConfig, SecurityConfig } from '../config/config.sections';
+import { providerForEmail } from '../federation/sso-domains';
 import { Database } from '../database/database.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
@@ -14,6 +15,9 @@ import {
   EMAIL_CODE,
   EMAIL_CODE_AND_CODE,
   EMAIL_CODE_AND_PASSKEY,
+  FEDERATED,
+  FEDERATED_AND_CODE,
+  FEDERATED_AND_PASSKEY,
   PASSWORD,
   PASSWORD_AND_CODE,
   PASSWORD_AND_PASSKEY,
@@ -39,6 +43,23 @@ export interface Session {
   user: User;
   tokens: SessionTokens;
 }
+
+/**
+ * A session's `amr` by its first step: that step alone, then with a one-time code (from the
+ * authenticator app, or a recovery code) or a passkey as the second.
+ */
+const AMR: Record<
+  FirstFactor,
+  {
+    alone: readonly string[];
+    withCode: readonly string[];
+    withPasskey: (method: 'hwk' | 'swk') => readonly string[];
+  }
+> = {
+  pwd: { alone: PASSWORD, withCode: PASSWORD_AND_CODE, withPasskey: PASSWORD_AND_PASSKEY },
+  otp: { alone: EMAIL_CODE, withCode: EMAIL_CODE_AND_CODE, withPasskey: EMAIL_CODE_AND_PASSKEY },
+  fed: { alone: FEDERATED, withCode: FEDERATED_AND_CODE, withPasskey: FEDERATED_AND_PASSKEY },
+};
 
 /** A password login of a user with a second factor: the second step is pending. */
 export interface PendingSecondFactor {
@@ -84,6 +105,7 @@ export class AuthService {
     private readonly codes: SecondFactorCodes,
     private readonly passkeys: PasskeyAssertions,
     security: SecurityConfig,
+    private readonly federation: FederationConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
   }
@@ -208,6 +230,10 @@ export class AuthService {
    * hashing work for the attacker to spend, and no answer that depends on the password.
    */
   async login(input: LoginDto, client?: ClientInfo): Promise<Session | PendingSecondFactor> {
+    // Said of the domain, whether or not an account exists: it tells nothing of any account.
+    if (providerForEmail(this.federation.providers, input.email)?.ssoRequired) {
+      throw new AppException('SSO_REQUIRED');
+    }
     const wait = await this.backoff.waiting(input.email);
     if (wait > 0) {
       throw new AppException('RATE_LIMITED', {
@@ -231,10 +257,11 @@ export class AuthService {
   }
 
   /**
-   * A login's first step has proven `user` (the password, or a code mailed to the account): the
-   * second step when they have a second factor, else the session, and the account's slow-down
-   * starts afresh (`typed`: the address its failures were counted under). Password login and
-   * sign-in by a code by email hand over here alike.
+   * A login's first step has proven `user` (the password, a code mailed to the account, or an
+   * identity provider's sign-in): the second step when they have a second factor (a provider's
+   * own second step, if any, is not something this service can see or vouch for), else the
+   * session, and the account's slow-down starts afresh (`typed`: the address its failures were
+   * counted under). Every first step hands over here alike.
    */
   async firstStepPassed(
     user: User,
@@ -251,18 +278,14 @@ export class AuthService {
         methods,
       };
     }
-    const session = await this.startSession(
-      user,
-      firstFactor === 'pwd' ? PASSWORD : EMAIL_CODE,
-      client,
-    );
+    const session = await this.startSession(user, AMR[firstFactor].alone, client);
     await this.backoff.succeeded(typed);
     return session;
   }
 
   /**
-   * The second step of a login: the challenge the password step answered, and a code, a
-   * recovery code or a passkey. 401 INVALID_TOKEN for an unknown, used or expired challenge (or
+   * The second step of a login: the challenge the password step (or an identity provider's
+   * sign-in) answered, and a code, a recovery code or a passkey. 401 INVALID_TOKEN for an unknown, used or expired challenge (or
    * one a logout or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code,
    * counted; 401 INVALID_PASSKEY for a passkey refused. The session it starts is authenticated
    * by the password and the one-time code (`pwd`, `otp`) or the passkey (`pwd`, `hwk`/`swk`,
@@ -275,11 +298,11 @@ export class AuthService {
     client: ClientInfo,
   ): Promise<Session> {
     const { user, firstFactor } = await this.pending(challenge);
-    const byPassword = firstFactor === 'pwd';
-    let methods = byPassword ? PASSWORD_AND_CODE : EMAIL_CODE_AND_CODE;
+    const amr = AMR[firstFactor];
+    let methods = amr.withCode;
     if ('passkey' in answer) {
       const proven = await this.passkeys.verify('second_factor', user.id, answer.passkey, client);
-      methods = (byPassword ? PASSWORD_AND_PASSKEY : EMAIL_CODE_AND_PASSKEY)(proven.method);
+      methods = amr.withPasskey(proven.method);
     } else {
       await this.codes.confirm(user, answer, client);
     }

@@ -14,6 +14,7 @@ import {
 import { loadOrCreateDevMfaKey, loadOrCreateDevSecrets } from './dev-secrets';
 import { EnvReader, RawEnv } from './env.reader';
 import { ACCESS_ALGORITHMS } from './signing-keys';
+import { readIdentityProviders } from './identity-providers.reader';
 import { readWebAuthn } from './webauthn.reader';
 import { ROLES } from '../users/user.entity';
 
@@ -130,6 +131,7 @@ export function loadConfig(env: RawEnv): Config {
       ttl: read.int('EMAIL_CODE_TTL', 600, 60, 3600),
       maxAttempts: read.int('EMAIL_CODE_ATTEMPTS', 5, 1, 20),
     },
+    federation: readIdentityProviders(read, production),
   };
   read.assertValid();
   return config;

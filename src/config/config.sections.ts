@@ -179,6 +179,34 @@ export class EmailCodeConfig {
   readonly maxAttempts!: number;
 }
 
+export const PROVIDER_TYPES = ['oidc', 'google', 'microsoft', 'github'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+/** One identity provider of AUTH_PROVIDERS, checked at boot. */
+export interface IdentityProvider {
+  /** In the routes (`/auth/providers/:id/…`) and stored with each identity: never rename it. */
+  readonly id: string;
+  readonly type: ProviderType;
+  /** What the sign-in button says. */
+  readonly name: string;
+  /** OpenID Connect discovery's issuer; none for GitHub (plain OAuth 2). */
+  readonly issuer: string | undefined;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly scopes: readonly string[];
+  /** Lower-case email domains this provider signs in (enterprise SSO). */
+  readonly domains: readonly string[];
+  /** Password logins of addresses in `domains` are refused (403 SSO_REQUIRED). */
+  readonly ssoRequired: boolean;
+  /** GitHub's OAuth 2 addresses (overridable outside production, for tests). */
+  readonly github: { authorization: string; token: string; api: string } | undefined;
+}
+
+/** Signing in with identity providers (AUTH_PROVIDERS); none configured: the routes list none. */
+export class FederationConfig {
+  readonly providers!: readonly IdentityProvider[];
+}
+
 export interface Config {
   app: AppConfig;
   database: DatabaseConfig;
@@ -194,6 +222,7 @@ export interface Config {
   mfa: MfaConfig;
   webauthn: WebAuthnConfig;
   emailCode: EmailCodeConfig;
+  federation: FederationConfig;
 }
 
 /** Section name in the validated config → its class token. */
@@ -212,4 +241,5 @@ export const CONFIG_SECTIONS = {
   mfa: MfaConfig,
   webauthn: WebAuthnConfig,
   emailCode: EmailCodeConfig,
+  federation: FederationConfig,
 } as const;

@@ -14,6 +14,7 @@ import { SessionAuthentication1764460800000 } from './migrations/1764460800000-s
 import { SecondFactor1764547200000 } from './migrations/1764547200000-second-factor';
 import { Passkeys1764633600000 } from './migrations/1764633600000-passkeys';
 import { EmailCodes1764720000000 } from './migrations/1764720000000-email-codes';
+import { IdentityProviders1764806400000 } from './migrations/1764806400000-identity-providers';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   SecondFactor1764547200000,
   Passkeys1764633600000,
   EmailCodes1764720000000,
+  IdentityProviders1764806400000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

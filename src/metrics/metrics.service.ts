@@ -43,6 +43,19 @@ const EMAIL_CODE_OUTCOMES = ['ok', 'failed'] as const;
 /** `counter_rejected`: a valid signature whose counter went back (a cloned authenticator?). */
 const PASSKEY_OUTCOMES = ['ok', 'failed', 'counter_rejected'] as const;
 
+/**
+ * A round trip through an identity provider: `signed_in`, `mfa_required` (its second step is
+ * pending), `linked`, `account_exists` (not linked silently), `provider_error` (anything else).
+ */
+const FEDERATION_OUTCOMES = [
+  'signed_in',
+  'mfa_required',
+  'linked',
+  'account_exists',
+  'provider_error',
+] as const;
+
+export type FederationOutcome = (typeof FEDERATION_OUTCOMES)[number];
 export type RefreshOutcome = (typeof REFRESH_OUTCOMES)[number];
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
 export type EmailKind = (typeof EMAIL_KINDS)[number];
@@ -98,6 +111,11 @@ export class Metrics implements OnApplicationShutdown {
     'Codes and links of sign-in by email checked, by what came back and outcome (ok: accepted)',
     { proof: EMAIL_CODE_PROOFS, outcome: EMAIL_CODE_OUTCOMES },
   );
+  private readonly federation = this.counter(
+    'auth_federation_total',
+    'Round trips through an identity provider (sign-in or linking), by outcome',
+    { outcome: FEDERATION_OUTCOMES },
+  );
   private readonly emails = this.counter('auth_emails_total', 'Emails, by kind and outcome', {
     kind: EMAIL_KINDS,
     outcome: EMAIL_OUTCOMES,
@@ -122,6 +140,10 @@ export class Metrics implements OnApplicationShutdown {
 
   login(outcome: 'ok' | 'failed'): void {
     this.logins.inc({ outcome });
+  }
+
+  federated(outcome: FederationOutcome): void {
+    this.federation.inc({ outcome });
   }
 
   registered(): void {

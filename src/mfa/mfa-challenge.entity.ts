@@ -1,10 +1,13 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** A login's first step: the password, or a one-time code by email (RFC 8176 names). */
-export type FirstFactor = 'pwd' | 'otp';
+/**
+ * A login's first step (RFC 8176 names): the password, a one-time code by email, or an identity
+ * provider's sign-in.
+ */
+export type FirstFactor = 'pwd' | 'otp' | 'fed';
 
 /**
- * The second step a login (by password, or by a code by email) of a user with a second factor
+ * The second step a login (by password, a code by email or a provider) of a user with a second factor
  * leaves pending: single use, short-lived, and only its SHA-256 stored. It is good only while the
  * user's token version is the one it was issued under: a logout or a password reset since voids
  * it.
@@ -17,7 +20,7 @@ export class MfaChallenge {
   @Column({ name: 'user_id', type: 'varchar', length: 32 })
   userId!: string;
 
-  /** What the first step proved: the password (`pwd`), or a code mailed to the account (`otp`). */
+  /** What the first step proved: the password, a code mailed to the account, a provider. */
   @Column({ name: 'first_factor', type: 'varchar', length: 8, default: 'pwd' })
   firstFactor!: FirstFactor;
 

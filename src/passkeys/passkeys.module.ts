@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { UsersModule } from '../users/users.module';
 import { PasskeyAssertions } from './passkey-assertions.service';
@@ -22,6 +23,7 @@ import { WebAuthnChallenges } from './webauthn-challenges.service';
     AuditModule,
     ConfigSectionsModule,
     DatabaseModule,
+    IdentitiesModule,
     MetricsModule,
     UsersModule,
     TypeOrmModule.forFeature([Passkey, WebAuthnChallenge]),

@@ -8,6 +8,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
+import { IdentitiesService } from '../identities/identities.service';
 import { hashToken } from '../tokens/token-hash';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
@@ -25,7 +26,7 @@ export function userHandleOf(userId: string): Buffer {
   return Buffer.from(userId, 'utf8');
 }
 
-/** An account without a password (none today; identity providers bring them) has only its keys. */
+/** An account without a password (created by an identity provider) has only its other ways in. */
 export function hasPassword(user: Pick<User, 'passwordHash'>): boolean {
   return Boolean(user.passwordHash);
 }
@@ -47,6 +48,7 @@ export class PasskeysService {
     private readonly users: UsersService,
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
+    private readonly identities: IdentitiesService,
   ) {}
 
   /** Oldest first. */
@@ -140,10 +142,11 @@ export class PasskeysService {
   }
 
   /**
-   * Never the last way in: an account without a password keeps its last passkey (409
-   * LAST_SIGN_IN_METHOD). The user's passkeys are locked before the user row is read, the order
-   * an account's removal takes, so two removals of an account's last two passkeys run one after
-   * the other and the second sees one left.
+   * Never the last way in: an account without a password or a linked identity keeps its last
+   * passkey (409 LAST_SIGN_IN_METHOD). The user's passkeys are locked before the user row is
+   * read, the order an account's removal takes (and an identity's unlinking: passkeys, then
+   * identities), so two removals of an account's last two ways in run one after the other and
+   * the second sees one left.
    */
   async remove(userId: string, id: string, client: ClientInfo): Promise<void> {
     await this.database.transaction(async (manager) => {
@@ -156,13 +159,24 @@ export class PasskeysService {
       if (!owned.some((passkey) => passkey.id === id)) {
         throw new AppException('PASSKEY_NOT_FOUND');
       }
-      const passwordHash = await this.users.passwordHashShared(manager, userId);
-      if (owned.length === 1 && !hasPassword({ passwordHash: passwordHash ?? '' })) {
-        throw new AppException('LAST_SIGN_IN_METHOD');
+      if (owned.length === 1) {
+        const linked = await this.identities.lockedOf(manager, userId);
+        const passwordHash = await this.users.passwordHashShared(manager, userId);
+        if (linked.length === 0 && !hasPassword({ passwordHash: passwordHash ?? null })) {
+          throw new AppException('LAST_SIGN_IN_METHOD');
+        }
       }
       await rows.delete({ id, userId });
       await this.audit.record(manager, 'passkey_deleted', userId, client);
     });
+  }
+
+  /** How many passkeys the user has, locked for the rest of the caller's transaction. */
+  async lockedCount(manager: EntityManager, userId: string): Promise<number> {
+    const owned = await manager
+      .withRepository(this.passkeys)
+      .find({ select: { id: true }, where: { userId }, lock: this.database.rowLock });
+    return owned.length;
   }
 
   /** An account's removal: its passkeys go with it, before the user row. */

@@ -27,6 +27,11 @@ export const EMAIL_CODE_AND_CODE: readonly string[] = Object.freeze(['otp', 'mfa
 /** A mailed code and a passkey. */
 export const EMAIL_CODE_AND_PASSKEY = (method: 'hwk' | 'swk'): readonly string[] =>
   Object.freeze(['otp', method, 'mfa']);
+/** Signed in through an identity provider (RFC 8176 `fed`): one factor, the provider's. */
+export const FEDERATED: readonly string[] = Object.freeze(['fed']);
+export const FEDERATED_AND_CODE: readonly string[] = Object.freeze(['fed', 'otp']);
+export const FEDERATED_AND_PASSKEY = (method: 'hwk' | 'swk'): readonly string[] =>
+  Object.freeze(['fed', method, 'mfa']);
 
 export interface RefreshClaims {
   sub: string;

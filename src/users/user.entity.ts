@@ -33,8 +33,9 @@ export class User {
   @Column({ type: 'varchar', length: 2048, nullable: true })
   picture!: string | null;
 
-  @Column({ name: 'password_hash', type: 'varchar', length: 60 })
-  passwordHash!: string;
+  /** Null for an account created by an identity provider until its owner sets a password. */
+  @Column({ name: 'password_hash', type: 'varchar', length: 60, nullable: true })
+  passwordHash!: string | null;
 
   @Column({ type: 'varchar', length: 16 })
   role!: string;

@@ -14,7 +14,8 @@ import { USER_ROLE, User } from './user.entity';
 export interface NewUser {
   email: string;
   username: string;
-  passwordHash: string;
+  /** Null: an account an identity provider created, signed into only through it (or a passkey). */
+  passwordHash: string | null;
 }
 
 /**
@@ -178,12 +179,12 @@ export class UsersService {
    * The user's current password hash, read inside the caller's transaction under a shared lock
    * (MySQL): a password reset in progress is waited for, other logins are not.
    */
-  async passwordHashShared(manager: EntityManager, id: string): Promise<string | undefined> {
+  async passwordHashShared(manager: EntityManager, id: string): Promise<string | null | undefined> {
     const rows: unknown = await manager.query(
       `SELECT password_hash AS hash FROM users WHERE id = ?${this.database.sharedLockClause}`,
       [id],
     );
-    return (rows as Array<{ hash: string }>)[0]?.hash;
+    return (rows as Array<{ hash: string | null }>)[0]?.hash;
   }
 
   /**

@@ -16,6 +16,7 @@ import { wireAccount } from './account.js';
 import { wireSecondFactor } from './second-factor.js';
 import { wirePasskeys } from './passkeys.js';
 import { wireEmailCode } from './email-code.js';
+import { wireIdentityProviders } from './identity-providers.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
 // For trying the SDK in the browser's console.
@@ -108,23 +109,23 @@ function showSignedIn(user) {
   void account.loadSessions();
   void secondFactor.load();
   void passkeys.load();
+  void identityProviders.load();
 }
 
 /**
- * The password (or the code by email) was right; the account asks for a second step. The focus
- * goes to its passkey button when it has a passkey (the one that cannot be phished), else to the
- * code's field.
+ * The first step (the password, a code by email, a provider) was right; the account asks for a
+ * second step. The focus goes to its passkey button when it has a passkey (the one that cannot be
+ * phished), else to the code's field.
  */
-function showSecondStep(value, methods, firstStep = 'password') {
+function showSecondStep(value, methods, firstStep = 'Your password was right.') {
   challenge = value;
   clearForm($('#mfa-form'));
   const passkey = methods.includes('passkey');
   const codes = methods.includes('totp');
   $('#mfa-passkey').hidden = !passkey;
-  const right = `Your ${firstStep} was right.`;
   $('#mfa-hint').textContent = codes
-    ? `${right} ${passkey ? 'Use your passkey, or enter' : 'Enter'} the 6-digit code your authenticator app shows for this account.`
-    : `${right} Confirm it’s you with your passkey.`;
+    ? `${firstStep} ${passkey ? 'Use your passkey, or enter' : 'Enter'} the 6-digit code your authenticator app shows for this account.`
+    : `${firstStep} Confirm it’s you with your passkey.`;
   // An account with only a passkey has no code to type: the code's fields go.
   for (const element of $('#mfa-form').querySelectorAll(
     '.field, button:not([type]), #mfa-switch',
@@ -388,7 +389,7 @@ const emailCode = wireEmailCode({
   // A sign-in by a code answers as a login does: a session, or the second step first.
   signedIn: (result) => {
     if (isSecondFactorRequired(result)) {
-      showSecondStep(result.data.challenge, result.data.methods, 'code');
+      showSecondStep(result.data.challenge, result.data.methods, 'Your code was right.');
     } else {
       showSignedIn(result.data.user);
     }
@@ -430,6 +431,14 @@ async function verifyFromLink(token) {
   }
 }
 
+const identityProviders = wireIdentityProviders({
+  auth,
+  notify,
+  withStepUp: secondFactor.withStepUp,
+});
+await identityProviders.loadProviders();
+const providerReturn = identityProviders.readReturn();
+
 const route = location.pathname;
 const token = new URLSearchParams(location.search).get('token');
 // The token leaves the address bar at once: it must not stay in history or be shared.
@@ -449,6 +458,13 @@ if (route === '/reset-password' && token) {
   if (token && route === '/verify-email') await verifyFromLink(token);
   else if (token && route === '/confirm-email') await confirmEmailFromLink(token);
   else if (token) notify('This link is not one this app knows.');
-  await showCurrentState();
+  // Back from a provider, the account asks for its second step.
+  if (providerReturn.kind === 'second_factor') {
+    showSecondStep(
+      providerReturn.challenge,
+      providerReturn.methods,
+      'You signed in with your provider.',
+    );
+  } else await showCurrentState();
 }
 document.body.dataset.ready = 'true';

@@ -58,10 +58,12 @@ export class PasswordHasher implements OnModuleInit, OnApplicationShutdown {
    * False for a password longer than bcrypt reads: otherwise any string sharing the first 72
    * bytes would match. With no hash (unknown account) the dummy is compared, for equal timing.
    */
-  async verify(password: string, hash: string | undefined): Promise<boolean> {
+  async verify(password: string, hash: string | null | undefined): Promise<boolean> {
     const tooLong = Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES;
-    const matches = await this.run({ op: 'compare', password, hash: hash ?? this.dummyHash });
-    return matches === true && hash !== undefined && !tooLong;
+    // No account, or an account without a password: the dummy hash takes as long, and fails.
+    const stored = typeof hash === 'string' && hash !== '' ? hash : undefined;
+    const matches = await this.run({ op: 'compare', password, hash: stored ?? this.dummyHash });
+    return matches === true && stored !== undefined && !tooLong;
   }
 
   /** The worker thread a task runs on (for tests: never the event loop's). */

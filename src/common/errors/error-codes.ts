@@ -45,6 +45,23 @@ export const ERROR_CATALOGUE = {
     status: 409,
     message: 'This is the last way into your account: add another before removing it',
   },
+  // Identity providers: ACCOUNT_EXISTS and PROVIDER_ERROR mostly reach clients in the callback's
+  // redirect (`redirect_to?error=CODE`); PROVIDER_ERROR also answers a callback without a flow.
+  ACCOUNT_EXISTS: {
+    status: 409,
+    message: 'An account with this email exists: sign in to it, then link this provider',
+  },
+  PROVIDER_ERROR: {
+    status: 400,
+    message: 'Signing in with the identity provider failed or expired: start again',
+  },
+  PROVIDER_NOT_FOUND: { status: 404, message: 'No such identity provider is configured' },
+  IDENTITY_NOT_FOUND: { status: 404, message: 'No identity of yours from this provider is linked' },
+  SSO_NOT_CONFIGURED: { status: 404, message: 'No single sign-on is set up for this email domain' },
+  SSO_REQUIRED: {
+    status: 403,
+    message: 'This email domain signs in with its single sign-on, not a password',
+  },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {
     status: 503,

@@ -1,0 +1,104 @@
+// Identity providers: a "Sign in with <name>" button per provider the service lists, what the
+// round trip left in the address when the browser comes back, and, on the account page, the
+// linked providers with link and unlink buttons.
+import { describe } from './messages.js';
+import { whileBusy } from './forms.js';
+
+const $ = (selector) => document.querySelector(selector);
+
+/** What a refused round trip says, by the code it left in the address. */
+const RETURN_ERRORS = {
+  ACCOUNT_EXISTS:
+    'An account with this email already exists. Sign in to it, then link the provider from your account page.',
+  ACCOUNT_DISABLED: 'This account has been disabled.',
+  PROVIDER_ERROR: 'Signing in with the provider did not work. Try again.',
+};
+
+export function wireIdentityProviders({ auth, notify, withStepUp }) {
+  /** Where every round trip comes back to: this page. */
+  const back = `${location.origin}/`;
+  let providers = [];
+
+  function button(text, className, onClick) {
+    const element = document.createElement('button');
+    element.type = 'button';
+    element.className = className;
+    element.textContent = text;
+    element.addEventListener('click', onClick);
+    return element;
+  }
+
+  async function loadProviders() {
+    try {
+      providers = (await auth.listIdentityProviders()).data.providers;
+    } catch {
+      providers = [];
+    }
+    $('#provider-sign-in').replaceChildren(
+      ...providers.map((provider) =>
+        button(`Sign in with ${provider.name}`, 'secondary', () =>
+          location.assign(auth.providerSignInUrl(provider.id, back)),
+        ),
+      ),
+    );
+    $('#provider-sign-in-hint').hidden = providers.length === 0;
+  }
+
+  /** Reads the address the provider's round trip came back to, then clears it. */
+  function readReturn() {
+    const result = auth.readProviderReturn(location.href);
+    if (location.search.includes('error=') || location.hash.includes('mfa_required')) {
+      history.replaceState(null, '', location.pathname);
+    }
+    if (result.kind === 'error')
+      notify(RETURN_ERRORS[result.error] ?? RETURN_ERRORS.PROVIDER_ERROR);
+    return result;
+  }
+
+  async function load() {
+    const list = $('#identity-list');
+    try {
+      const linked = (await auth.listIdentities()).data.identities;
+      list.replaceChildren(
+        ...linked.map((identity) => {
+          const name = providers.find((p) => p.id === identity.provider)?.name ?? identity.provider;
+          const item = document.createElement('li');
+          item.dataset.identity = identity.provider;
+          const text = document.createElement('span');
+          text.textContent = `${name}${identity.email ? ` (${identity.email})` : ''}`;
+          const remove = button('Unlink', 'danger', () => {
+            void whileBusy(remove, 'Unlinking…', async () => {
+              notify('');
+              try {
+                const done = await withStepUp(() => auth.unlinkIdentity(identity.provider));
+                if (!done) return;
+                notify(`${name} no longer signs you in.`, 'success');
+                await load();
+              } catch (error) {
+                notify(`${name} was not unlinked. ${describe(error)}`);
+              }
+            });
+          });
+          remove.setAttribute('aria-label', `Unlink ${name}`);
+          item.append(text, remove);
+          return item;
+        }),
+      );
+      const unlinked = providers.filter((p) => !linked.some((i) => i.provider === p.id));
+      $('#identity-link').replaceChildren(
+        ...unlinked.map((provider) =>
+          // Linking needs a recent sign-in (STEP_UP_MAX_AGE): sign in again first if it is old.
+          button(`Link ${provider.name}`, 'secondary', () =>
+            location.assign(auth.linkIdentityUrl(provider.id, back)),
+          ),
+        ),
+      );
+      $('#identities').hidden = providers.length === 0;
+    } catch (error) {
+      list.replaceChildren();
+      notify(`Your linked providers could not be listed. ${describe(error)}`);
+    }
+  }
+
+  return { loadProviders, readReturn, load };
+}

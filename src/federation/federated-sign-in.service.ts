@@ -1,0 +1,250 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { ApplicationUrlPolicy } from '../auth/application-url.policy';
+import { AuthService, PendingSecondFactor, Session } from '../auth/auth.service';
+import { AppException } from '../common/errors/app.exception';
+import { ClientInfo } from '../common/http/request-context';
+import { Database } from '../database/database.service';
+import { IdentitiesService, IdentityTaken } from '../identities/identities.service';
+import { FederationOutcome, Metrics } from '../metrics/metrics.service';
+import { normalizeEmail, USERNAME_PATTERN } from '../users/identity.normalizer';
+import { User } from '../users/user.entity';
+import { DuplicateUserError, UsersService } from '../users/users.service';
+import { FederationState } from './federation-state.entity';
+import { FederationStates } from './federation-states.service';
+import { ProviderProfile } from './provider-profile';
+import { ProviderClients } from './provider-clients.service';
+
+export type RedirectError = 'ACCOUNT_EXISTS' | 'PROVIDER_ERROR' | 'ACCOUNT_DISABLED';
+
+/** Where the callback sends the browser, and with what. */
+export type CallbackOutcome = { redirectTo: string } & (
+  | { kind: 'session'; session: Session }
+  | { kind: 'second_factor'; pending: PendingSecondFactor }
+  | { kind: 'linked' }
+  | { kind: 'error'; error: RedirectError }
+);
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const USERNAME_TRIES = 5;
+
+/**
+ * Signing in (and linking) through an identity provider: the round trip's two ends. Accounts are
+ * never taken over: an identity already linked signs into its account; an unknown one whose
+ * email belongs to an account is refused (ACCOUNT_EXISTS) whatever the provider says of the
+ * address, since linking must be proven from the account itself (signed in, then
+ * `/users/me/identities/:id/start`); an unknown one with a new address creates an account
+ * without a password.
+ */
+@Injectable()
+export class FederatedSignIn {
+  private readonly logger = new Logger(FederatedSignIn.name);
+
+  constructor(
+    private readonly providers: ProviderClients,
+    private readonly states: FederationStates,
+    private readonly identities: IdentitiesService,
+    private readonly users: UsersService,
+    private readonly auth: AuthService,
+    private readonly applicationUrls: ApplicationUrlPolicy,
+    private readonly database: Database,
+    private readonly audit: AuditTrail,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** The provider's authorization URL for a new flow bound to `browser`. */
+  async start(
+    providerId: string,
+    redirectTo: string,
+    browser: string,
+    linkingUser: User | null,
+  ): Promise<string> {
+    const { client } = this.providers.get(providerId);
+    const target = this.applicationUrls.check(redirectTo, 'redirect_to')!;
+    const flow = await this.states.open({
+      provider: providerId,
+      purpose: linkingUser ? 'link' : 'sign_in',
+      userId: linkingUser?.id ?? null,
+      redirectTo: target,
+      browser,
+    });
+    try {
+      return await client.authorizationUrl(flow);
+    } catch (error) {
+      this.logger.warn(`Provider ${providerId} unreachable: ${describe(error)}`);
+      throw new AppException('PROVIDER_ERROR', {
+        message: 'The identity provider cannot be reached, try again later',
+      });
+    }
+  }
+
+  /**
+   * The provider's redirect. 400 PROVIDER_ERROR when the state opens no flow of this browser
+   * and names no app to go back to; every other ending goes back to the app.
+   */
+  async finish(
+    providerId: string,
+    query: URLSearchParams,
+    browser: string | undefined,
+    client: ClientInfo,
+  ): Promise<CallbackOutcome> {
+    const state = query.get('state');
+    const flow = state ? await this.states.take(state, browser) : null;
+    if (!flow || flow.provider !== providerId) {
+      this.metrics.federated('provider_error');
+      const back = state ? await this.states.redirectOf(state) : undefined;
+      if (back === undefined) throw new AppException('PROVIDER_ERROR');
+      return { kind: 'error', redirectTo: back, error: 'PROVIDER_ERROR' };
+    }
+    const outcome = await this.conclude(flow, query, client);
+    this.metrics.federated(metricOf(outcome));
+    return outcome;
+  }
+
+  private async conclude(
+    flow: FederationState,
+    query: URLSearchParams,
+    client: ClientInfo,
+  ): Promise<CallbackOutcome> {
+    const redirectTo = flow.redirectTo;
+    const refused = async (error: RedirectError, detail: string): Promise<CallbackOutcome> => {
+      this.logger.warn({ requestId: client.requestId, msg: `${flow.provider}: ${detail}` });
+      await this.audit.recordAlone('federation_failed', flow.userId, client);
+      return { kind: 'error', redirectTo, error };
+    };
+    let profile: ProviderProfile;
+    try {
+      const { client: provider } = this.providers.get(flow.provider);
+      profile = await provider.profile(query, {
+        state: query.get('state')!,
+        nonce: flow.nonce,
+        codeVerifier: flow.codeVerifier,
+      });
+    } catch (error) {
+      return refused('PROVIDER_ERROR', `answer refused: ${describe(error)}`);
+    }
+    if (profile.email !== null && (profile.email.length > 254 || !EMAIL.test(profile.email))) {
+      profile = { ...profile, email: null, emailVerified: false };
+    }
+    if (flow.purpose === 'link') return this.link(flow, profile, client, refused);
+    const known = await this.identities.findBySubject(flow.provider, profile.subject);
+    let user = known ? await this.users.findById(known.userId) : null;
+    if (!user) {
+      if (profile.email === null) return refused('PROVIDER_ERROR', 'no email address given');
+      if (await this.users.findByEmail(profile.email)) {
+        return refused('ACCOUNT_EXISTS', 'its email belongs to an account it is not linked to');
+      }
+      user = await this.createAccount(flow.provider, profile, client);
+      if (!user) return refused('ACCOUNT_EXISTS', 'its email was registered meanwhile');
+    }
+    if (user.disabledAt) return refused('ACCOUNT_DISABLED', `${user.id} is disabled`);
+    try {
+      const signedIn = await this.auth.firstStepPassed(user, 'fed', client);
+      return 'mfa_required' in signedIn
+        ? { kind: 'second_factor', redirectTo, pending: signedIn }
+        : { kind: 'session', redirectTo, session: signedIn };
+    } catch (error) {
+      if (error instanceof AppException && error.code === 'LOGIN_FAILED') {
+        return refused('PROVIDER_ERROR', `${user.id} changed meanwhile`);
+      }
+      throw error;
+    }
+  }
+
+  private async link(
+    flow: FederationState,
+    profile: ProviderProfile,
+    client: ClientInfo,
+    refused: (error: RedirectError, detail: string) => Promise<CallbackOutcome>,
+  ): Promise<CallbackOutcome> {
+    const userId = flow.userId!;
+    const known = await this.identities.findBySubject(flow.provider, profile.subject);
+    if (known?.userId === userId) return { kind: 'linked', redirectTo: flow.redirectTo };
+    if (known) return refused('ACCOUNT_EXISTS', 'identity linked to another account');
+    try {
+      await this.database.transaction(async (manager) => {
+        const user = await this.users.findIn(manager, userId);
+        if (!user || user.disabledAt) throw new AppException('INVALID_TOKEN');
+        await this.identities.link(manager, {
+          userId,
+          provider: flow.provider,
+          subject: profile.subject,
+          email: profile.email,
+        });
+        await this.audit.record(manager, 'identity_linked', userId, client);
+      });
+    } catch (error) {
+      if (error instanceof IdentityTaken) {
+        return refused('ACCOUNT_EXISTS', 'identity (or one of this provider) already linked');
+      }
+      if (error instanceof AppException) return refused('PROVIDER_ERROR', 'account gone');
+      throw error;
+    }
+    return { kind: 'linked', redirectTo: flow.redirectTo };
+  }
+
+  /**
+   * A new account without a password, its identity and its `registered` event together. Null
+   * when the email was taken meanwhile; a taken username is tried again with digits added.
+   */
+  private async createAccount(
+    provider: string,
+    profile: ProviderProfile,
+    client: ClientInfo,
+  ): Promise<User | null> {
+    const email = profile.email!;
+    for (let attempt = 0; attempt < USERNAME_TRIES; attempt += 1) {
+      try {
+        return await this.database.transaction(async (manager) => {
+          const created = await this.users.create(manager, {
+            email,
+            username: usernameFor(profile, attempt),
+            passwordHash: null,
+          });
+          const user = profile.emailVerified
+            ? await this.users.markEmailVerified(manager, created.id)
+            : created;
+          await this.identities.link(manager, {
+            userId: user.id,
+            provider,
+            subject: profile.subject,
+            email,
+          });
+          await this.audit.record(manager, 'registered', user.id, client);
+          await this.audit.record(manager, 'identity_linked', user.id, client);
+          return user;
+        });
+      } catch (error) {
+        if (error instanceof DuplicateUserError && error.conflict === 'username') continue;
+        if (error instanceof DuplicateUserError || error instanceof IdentityTaken) return null;
+        throw error;
+      }
+    }
+    throw new Error('No free username found for a new account');
+  }
+}
+
+/**
+ * A username from the provider's hint or the address's local part, reduced to the characters a
+ * username may have; from the second attempt on, random digits are added to make it unique.
+ */
+export function usernameFor(profile: Pick<ProviderProfile, 'username' | 'email'>, attempt: number) {
+  const hint = profile.username ?? normalizeEmail(profile.email ?? '').split('@')[0] ?? '';
+  let base = hint.replace(/[^A-Za-z0-9._-]+/g, '').slice(0, 24);
+  if (base.length < 3) base = `user${base}`;
+  const name = attempt === 0 ? base : `${base}-${randomInt(100_000, 1_000_000)}`;
+  return USERNAME_PATTERN.test(name) ? name : `user-${randomInt(100_000, 1_000_000)}`;
+}
+
+function metricOf(outcome: CallbackOutcome): FederationOutcome {
+  if (outcome.kind === 'session') return 'signed_in';
+  if (outcome.kind === 'second_factor') return 'mfa_required';
+  if (outcome.kind === 'linked') return 'linked';
+  return outcome.error === 'ACCOUNT_EXISTS' ? 'account_exists' : 'provider_error';
+}
+
+/** A failure's kind and message for the log: openid-client's say what was wrong, never a secret. */
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : 'unknown failure';
+}

@@ -1,0 +1,47 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type FlowPurpose = 'sign_in' | 'link';
+
+/**
+ * A round trip through an identity provider in progress: the `state` handed to the provider (only
+ * its SHA-256 is stored, as the id), bound to the browser that began it (the SHA-256 of its flow
+ * cookie), with the PKCE verifier and the nonce the answer must match. Used once, then deleted.
+ */
+@Entity({ name: 'federation_states' })
+export class FederationState {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 32 })
+  provider!: string;
+
+  @Column({ type: 'varchar', length: 8 })
+  purpose!: FlowPurpose;
+
+  /** The signed-in user linking an identity; null for a sign-in. */
+  @Column({ name: 'user_id', type: 'varchar', length: 32, nullable: true })
+  userId!: string | null;
+
+  @Column({ name: 'browser_hash', type: 'varchar', length: 64 })
+  browserHash!: string;
+
+  /**
+   * Kept as given: it is worth nothing without the authorization code, which only the provider's
+   * redirect to this browser carries, and it lives minutes.
+   */
+  @Column({ name: 'code_verifier', type: 'varchar', length: 128 })
+  codeVerifier!: string;
+
+  @Column({ type: 'varchar', length: 128 })
+  nonce!: string;
+
+  /** Checked against APP_ORIGINS when the flow began. */
+  @Column({ name: 'redirect_to', type: 'varchar', length: 2048 })
+  redirectTo!: string;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt!: Date;
+
+  @Column({ name: 'expires_at', type: 'datetime' })
+  expiresAt!: Date;
+}

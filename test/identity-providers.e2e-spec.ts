@@ -1,0 +1,437 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as jwt from 'jsonwebtoken';
+import { Metrics } from '../src/metrics/metrics.service';
+import { UserDirectory } from '../src/users/user-directory.service';
+import { PASSWORD, registerAndLogin, uniqueUser } from './support/auth-helpers';
+import { Authenticator } from './support/authenticator';
+import { freePort } from './support/free-port';
+import { serviceArgs } from './support/service-build';
+import {
+  Browser,
+  IdentityProviderProcess,
+  startIdentityProvider,
+} from './support/identity-provider';
+import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
+
+const BACK = `${APP_ORIGIN}/signed-in`;
+
+/**
+ * Issue 26: signing in with an OpenID provider (a real one, oidc-provider, on loopback), through
+ * its login and consent pages with a cookie jar, and what the round trip refuses: a wrong state,
+ * a replayed callback, a callback in another browser, a wrong nonce, an email that belongs to an
+ * account (never linked silently); linking from a signed-in account, unlinking, enterprise SSO.
+ */
+describe('identity providers (OpenID Connect)', () => {
+  let t: TestApp;
+  let idp: IdentityProviderProcess;
+  let base: string;
+  let seq = 0;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const redirect = `${base}/api/v1/auth/providers/corp/callback`;
+    idp = await startIdentityProvider([
+      {
+        client_id: 'auth-service',
+        client_secret: 'corp-secret-0123456789',
+        redirect_uris: [redirect],
+      },
+    ]);
+    t = await startTestApp({
+      PUBLIC_URL: base,
+      COOKIE_SECURE: 'false',
+      METRICS_TOKEN: 'federation-metrics-token-0123456789abcdef',
+      AUTH_PROVIDERS: JSON.stringify([
+        {
+          id: 'corp',
+          type: 'oidc',
+          name: 'Corp ID',
+          issuer: idp.issuer,
+          client_id: 'auth-service',
+          client_secret: 'corp-secret-0123456789',
+          domains: ['corp.example'],
+        },
+        {
+          id: 'strict',
+          type: 'oidc',
+          name: 'Strict Co',
+          issuer: idp.issuer,
+          client_id: 'auth-service',
+          client_secret: 'corp-secret-0123456789',
+          domains: ['strict.example'],
+          sso_required: true,
+        },
+      ]),
+    });
+    await t.app.listen(port, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await idp?.stop();
+  });
+
+  const account = (email: string, verified = true) =>
+    `sub-${++seq}-${Date.now()}:${email}:${verified ? 1 : 0}`;
+  const freshEmail = (prefix: string) => `${prefix}-${++seq}-${Date.now()}@corp.example`;
+  const api = (path: string) => `${base}/api/v1${path}`;
+  const startUrl = (redirect = BACK) =>
+    api(`/auth/providers/corp/start?redirect_to=${encodeURIComponent(redirect)}`);
+  const claimsOf = (token: string) => jwt.decode(token) as Record<string, unknown>;
+  const counted = async (outcome: string) =>
+    (await t.app.get(Metrics).registry.getSingleMetric('auth_federation_total')!.get()).values.find(
+      (value) => value.labels.outcome === outcome,
+    )?.value ?? 0;
+
+  /** Start to the provider's redirect back (not yet visited). */
+  async function toCallback(browser: Browser, login: string, start = startUrl()) {
+    const started = await browser.request(start);
+    expect(started.status).toBe(302);
+    const authorization = started.headers.get('location')!;
+    expect(authorization.startsWith(`${idp.issuer}/`)).toBe(true);
+    return browser.signInAtProvider(authorization, login, api('/auth/providers/corp/callback'));
+  }
+
+  async function signIn(login: string, browser = new Browser()) {
+    const callback = await toCallback(browser, login);
+    const answer = await browser.request(callback);
+    return { browser, answer, location: answer.headers.get('location') ?? '', callback };
+  }
+
+  it('lists the configured providers', async () => {
+    const answer = await t.http().get('/api/v1/auth/providers').expect(200);
+    expect(answer.body.data).toEqual({
+      providers: [
+        { id: 'corp', name: 'Corp ID' },
+        { id: 'strict', name: 'Strict Co' },
+      ],
+    });
+  });
+
+  it('counts every outcome from 0 at start', async () => {
+    for (const outcome of ['mfa_required', 'linked', 'provider_error']) {
+      expect(typeof (await counted(outcome))).toBe('number');
+    }
+    const text = await t
+      .http()
+      .get('/metrics')
+      .set('Authorization', 'Bearer federation-metrics-token-0123456789abcdef');
+    expect(text.text).toContain('auth_federation_total{outcome="mfa_required"}');
+  });
+
+  it('signs a new person in, creating a passwordless account with the verified email', async () => {
+    const email = freshEmail('new');
+    const before = await counted('signed_in');
+    const { browser, answer, location } = await signIn(account(email));
+    expect(answer.status).toBe(302);
+    expect(location).toBe(BACK);
+    const access = browser.cookie(base, 'access_token')!;
+    expect(claimsOf(access).amr).toEqual(['fed']);
+    const me = await t
+      .http()
+      .get('/api/v1/users/me')
+      .set('Authorization', `Bearer ${access}`)
+      .expect(200);
+    expect(me.body.data.user.email).toBe(email);
+    expect(me.body.data.user.emailVerified ?? me.body.data.user.email_verified).toBe(true);
+    const listed = await t
+      .http()
+      .get('/api/v1/users/me/identities')
+      .set('Authorization', `Bearer ${access}`)
+      .expect(200);
+    expect(listed.body.data.identities).toEqual([
+      { provider: 'corp', email, created_at: expect.any(String) },
+    ]);
+    // No password: a login with any password is refused as a wrong one.
+    const login = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email, password: 'any-password' });
+    expect(login.status).toBe(401);
+    expect(login.body.error).toBe('LOGIN_FAILED');
+    expect(await counted('signed_in')).toBe(before + 1);
+
+    // An administrator sees the identity on the account.
+    const admin = await registerAndLogin(t, uniqueUser('admin'));
+    await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
+    const seen = await t
+      .http()
+      .get(`/api/v1/admin/users/${me.body.data.user.id as string}/identities`)
+      .set('Authorization', `Bearer ${admin.access}`)
+      .expect(200);
+    expect(seen.body.data.identities).toEqual([
+      { provider: 'corp', email, created_at: expect.any(String) },
+    ]);
+    const audit = await t.dataSource.query<Array<{ type: string }>>(
+      'SELECT type FROM audit_events WHERE user_id = ? ORDER BY created_at',
+      [me.body.data.user.id],
+    );
+    expect(audit.map((row) => row.type)).toEqual(
+      expect.arrayContaining(['registered', 'identity_linked', 'login_succeeded']),
+    );
+
+    // Deleted by the administrator, the identity goes with the account: signing in again with
+    // it makes a new account.
+    await t
+      .http()
+      .delete(`/api/v1/admin/users/${me.body.data.user.id as string}`)
+      .set('Authorization', `Bearer ${admin.access}`)
+      .expect(200);
+    const rows = await t.dataSource.query<unknown[]>(
+      'SELECT id FROM user_identities WHERE user_id = ?',
+      [me.body.data.user.id],
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it('signs the same identity into the same account again', async () => {
+    const login = account(freshEmail('again'));
+    const first = await signIn(login);
+    const second = await signIn(login);
+    const sub = (b: Browser) => claimsOf(b.cookie(base, 'access_token')!).sub;
+    expect(sub(second.browser)).toBe(sub(first.browser));
+  });
+
+  it('refuses a wrong state, a replayed callback and a callback in another browser', async () => {
+    const browser = new Browser();
+    const callback = await toCallback(browser, account(freshEmail('state')));
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'forged-state-value');
+    const wrong = await browser.request(forged.toString());
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: string }).error).toBe('PROVIDER_ERROR');
+
+    const stranger = new Browser();
+    const elsewhere = await stranger.request(callback);
+    expect(elsewhere.status).toBe(302);
+    expect(elsewhere.headers.get('location')).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    expect(stranger.cookie(base, 'access_token')).toBeUndefined();
+
+    // The stranger's attempt did not end the owner's flow.
+    const done = await browser.request(callback);
+    expect(done.headers.get('location')).toBe(BACK);
+    expect(browser.cookie(base, 'access_token')).toBeDefined();
+
+    const replayed = await new Browser().request(callback);
+    expect(replayed.status).toBe(400);
+    const again = await browser.request(callback);
+    expect(again.status).toBe(400);
+  });
+
+  it('refuses an ID token carrying another nonce', async () => {
+    const browser = new Browser();
+    const started = await browser.request(startUrl());
+    const authorization = new URL(started.headers.get('location')!);
+    expect(authorization.searchParams.get('nonce')).toBeTruthy();
+    authorization.searchParams.set('nonce', 'a-nonce-the-service-never-issued');
+    const callback = await browser.signInAtProvider(
+      authorization.toString(),
+      account(freshEmail('nonce')),
+      api('/auth/providers/corp/callback'),
+    );
+    const answer = await browser.request(callback);
+    expect(answer.headers.get('location')).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    expect(browser.cookie(base, 'access_token')).toBeUndefined();
+  });
+
+  it('never links an identity to an account with its email, verified or not', async () => {
+    const owner = await registerAndLogin(t, uniqueUser('owner'));
+    for (const verified of [false, true]) {
+      const before = await counted('account_exists');
+      const { browser, location } = await signIn(account(owner.user.email, verified));
+      expect(location).toBe(`${BACK}?error=ACCOUNT_EXISTS`);
+      expect(browser.cookie(base, 'access_token')).toBeUndefined();
+      expect(await counted('account_exists')).toBe(before + 1);
+    }
+    const listed = await t
+      .http()
+      .get('/api/v1/users/me/identities')
+      .set('Authorization', `Bearer ${owner.access}`)
+      .expect(200);
+    expect(listed.body.data.identities).toEqual([]);
+  });
+
+  it('links an identity from the signed-in account, then signs in with it; unlinks it', async () => {
+    const owner = await registerAndLogin(t, uniqueUser('linker'));
+    const login = account(owner.user.email);
+    const browser = new Browser();
+    browser.setCookie(base, 'access_token', owner.access);
+    const callback = await toCallback(
+      browser,
+      login,
+      api(`/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`),
+    );
+    const linked = await browser.request(callback);
+    expect(linked.headers.get('location')).toBe(BACK);
+    const listed = await t
+      .http()
+      .get('/api/v1/users/me/identities')
+      .set('Authorization', `Bearer ${owner.access}`)
+      .expect(200);
+    expect(listed.body.data.identities).toHaveLength(1);
+
+    const signedIn = await signIn(login);
+    expect(signedIn.location).toBe(BACK);
+    expect(claimsOf(signedIn.browser.cookie(base, 'access_token')!).sub).toBe(owner.user.id);
+
+    // The account has a password: the identity is not its last way in.
+    await t
+      .http()
+      .delete('/api/v1/users/me/identities/corp')
+      .set('Authorization', `Bearer ${owner.access}`)
+      .expect(200);
+    const after = await t
+      .http()
+      .get('/api/v1/users/me/identities')
+      .set('Authorization', `Bearer ${owner.access}`)
+      .expect(200);
+    expect(after.body.data.identities).toEqual([]);
+  });
+
+  it("keeps a passwordless account's last identity, and lets it set a password by mail", async () => {
+    const email = freshEmail('last');
+    const { browser } = await signIn(account(email));
+    const access = browser.cookie(base, 'access_token')!;
+    const refused = await t
+      .http()
+      .delete('/api/v1/users/me/identities/corp')
+      .set('Authorization', `Bearer ${access}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe('LAST_SIGN_IN_METHOD');
+
+    await t.http().post('/api/v1/auth/forgot-password').send({ email }).expect(200);
+    const mail = (await t.outbox()).filter((m) => m.to === email).pop()!;
+    await t
+      .http()
+      .post('/api/v1/auth/reset-password')
+      .send({ token: mail.token, newPassword: PASSWORD })
+      .expect(200);
+    await t.http().post('/api/v1/auth/login').send({ email, password: PASSWORD }).expect(200);
+  });
+
+  it('answers where an email domain signs in, and 404 for others', async () => {
+    const answer = await t
+      .http()
+      .post('/api/v1/auth/sso/start')
+      .send({ email: 'Ann@Corp.Example', redirect_to: BACK })
+      .expect(200);
+    expect(answer.body.data.provider).toBe('corp');
+    expect(answer.body.data.url).toBe(startUrl());
+    const none = await t
+      .http()
+      .post('/api/v1/auth/sso/start')
+      .send({ email: 'ann@elsewhere.example', redirect_to: BACK });
+    expect(none.status).toBe(404);
+    expect(none.body.error).toBe('SSO_NOT_CONFIGURED');
+    const foreign = await t
+      .http()
+      .post('/api/v1/auth/sso/start')
+      .send({ email: 'ann@corp.example', redirect_to: 'https://evil.example/x' });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toBe('VALIDATION_ERROR');
+  });
+
+  it('refuses a redirect_to outside APP_ORIGINS and an unknown provider', async () => {
+    const bad = await t
+      .http()
+      .get('/api/v1/auth/providers/corp/start?redirect_to=https://evil.example/');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('VALIDATION_ERROR');
+    const missing = await t.http().get('/api/v1/auth/providers/corp/start');
+    expect(missing.status).toBe(400);
+    const unknown = await t
+      .http()
+      .get(`/api/v1/auth/providers/nope/start?redirect_to=${encodeURIComponent(BACK)}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe('PROVIDER_NOT_FOUND');
+  });
+
+  it('refuses password logins of a domain that must use its SSO, whatever the password', async () => {
+    const login = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: 'bo@Strict.Example', password: 'whatever' });
+    expect(login.status).toBe(403);
+    expect(login.body.error).toBe('SSO_REQUIRED');
+    const sso = await t
+      .http()
+      .post('/api/v1/auth/sso/start')
+      .send({ email: 'bo@strict.example', redirect_to: BACK })
+      .expect(200);
+    expect(sso.body.data.provider).toBe('strict');
+  });
+
+  it('asks an account with a second factor for it after a federated sign-in', async () => {
+    const owner = await registerAndLogin(t, uniqueUser('twofactor'));
+    const bearer = { Authorization: `Bearer ${owner.access}` };
+    const begun = await t.http().post('/api/v1/users/me/mfa/totp').set(bearer).expect(200);
+    const app = new Authenticator(begun.body.data.secret as string);
+    await t
+      .http()
+      .post('/api/v1/users/me/mfa/totp/confirm')
+      .set(bearer)
+      .send({ code: await app.code() })
+      .expect(200);
+    const login = account(owner.user.email);
+    const linking = new Browser();
+    linking.setCookie(base, 'access_token', owner.access);
+    const callback = await toCallback(
+      linking,
+      login,
+      api(`/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`),
+    );
+    expect((await linking.request(callback)).headers.get('location')).toBe(BACK);
+
+    const before = await counted('mfa_required');
+    const { browser, location } = await signIn(login);
+    expect(browser.cookie(base, 'access_token')).toBeUndefined();
+    const fragment = new URLSearchParams(new URL(location).hash.slice(1));
+    expect(location.startsWith(`${BACK}#`)).toBe(true);
+    expect(fragment.get('mfa_required')).toBe('true');
+    expect(fragment.get('methods')).toBe('totp,recovery_code');
+    expect(await counted('mfa_required')).toBe(before + 1);
+    const verified = await t
+      .http()
+      .post('/api/v1/auth/mfa/verify')
+      .send({ challenge: fragment.get('challenge'), code: await app.code() })
+      .expect(200);
+    const access = verified.headers['set-cookie'] as unknown as string[];
+    const token = /access_token=([^;]+)/.exec(access.join('\n'))![1];
+    expect(claimsOf(token).amr).toEqual(['fed', 'otp']);
+  });
+});
+
+describe('identity providers at boot', () => {
+  it('stops the real process with exit 1 and one line naming each bad entry', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'auth-providers-boot-'));
+    try {
+      const result = spawnSync(process.execPath, serviceArgs('main'), {
+        cwd,
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'test',
+          DATA_DIR: cwd,
+          TS_NODE_PROJECT: join(__dirname, '../tsconfig.json'),
+          AUTH_PROVIDERS: JSON.stringify([
+            { id: 'ok', type: 'google', name: 'Google', client_id: 'c', client_secret: 's' },
+            { id: 'acme', type: 'oidc', name: 'Acme', client_id: 'c', client_secret: 's' },
+            { id: 'gh', type: 'github', name: 'GitHub', client_id: 'c' },
+          ]),
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe(
+        'Invalid configuration: AUTH_PROVIDERS has bad entries: ' +
+          'entry 2 ("acme"): issuer is required for oidc; ' +
+          'entry 3 ("gh"): client_secret must be a non-empty string\n',
+      );
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
