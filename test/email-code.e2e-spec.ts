@@ -2,6 +2,7 @@ import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
 import { AfterAnswer } from '../src/auth/after-answer.service';
 import { Metrics } from '../src/metrics/metrics.service';
+import { hashToken } from '../src/tokens/token-hash';
 import { Authenticator } from './support/authenticator';
 import {
   PASSWORD,
@@ -20,6 +21,8 @@ const SIGN_IN_PAGE = `${APP_ORIGIN}/sign-in`;
 
 /** The six digits a person reads in the mail's text part. */
 const codeOf = (mail: ReceivedMail) => /\n(\d{6})\n/.exec(mail.text)?.[1] ?? '';
+/** Where a mail's code stands among `ids` (its rows' ids in order): -1 for one not there. */
+const rank = (ids: string[], mail: ReceivedMail) => ids.indexOf(hashToken(mail.token));
 
 /**
  * Issue 26, item 4: signing in with a one-time code by email. Mail goes through a real SMTP
@@ -163,6 +166,45 @@ describe('sign-in with a code by email', () => {
     expectError(await verify({ token: newer.token }), 401, 'LOGIN_FAILED');
     // A fresh one works.
     await verify({ token: (await mailedCode(credentials.email)).token }).expect(200);
+  });
+
+  it('keeps the newer of two codes asked for at once (a double click) alive', async () => {
+    const { credentials, user } = await registerUser(t, uniqueUser('double'));
+    const ask = () =>
+      post('/auth/email-code', { email: credentials.email, applicationUrl: SIGN_IN_PAGE });
+    /** Both mails of a double click, the one issued first first. */
+    async function doubleClick() {
+      const before = sink.to(credentials.email).length;
+      const answers = await Promise.all([ask(), ask()]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      const mails = sink.to(credentials.email).slice(before);
+      expect(mails).toHaveLength(2);
+      const issued = (
+        await t.dataSource.query<Array<{ id: string }>>(
+          'SELECT id FROM email_codes WHERE user_id = ? ORDER BY created_at, id',
+          [user.id],
+        )
+      ).map((row) => row.id);
+      const [older, newer] = [...mails]
+        .sort((a, b) => rank(issued, a) - rank(issued, b))
+        .map((mail) => ({ code: codeOf(mail), token: mail.token }));
+      return { older, newer };
+    }
+    // The person sees two mails; the one whose code was issued last signs in, code or link, and
+    // the other is refused as an older code is (before, each request retired the other's code,
+    // so both mails were refused and the person had to ask a third time).
+    const first = await doubleClick();
+    expectError(await verify({ token: first.older.token }), 401, 'LOGIN_FAILED');
+    await verify({ token: first.newer.token }).expect(200);
+    const second = await doubleClick();
+    if (second.older.code !== second.newer.code) {
+      expectError(
+        await verify({ email: credentials.email, code: second.older.code }),
+        401,
+        'LOGIN_FAILED',
+      );
+    }
+    await verify({ email: credentials.email, code: second.newer.code }).expect(200);
   });
 
   it('kills a code and its link after EMAIL_CODE_ATTEMPTS wrong codes', async () => {
