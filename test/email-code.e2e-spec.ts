@@ -8,6 +8,7 @@ import {
   PASSWORD,
   cookiesOf,
   expectError,
+  refreshWith,
   registerAndLogin,
   registerUser,
   uniqueUser,
@@ -117,6 +118,40 @@ describe('sign-in with a code by email', () => {
         'email_code_failed',
       ]),
     );
+  });
+
+  it("ends a pre-registered account's other sessions and voids its password when a code first proves the mailbox", async () => {
+    // Someone registers the victim's address with a password of their own and stays signed in
+    // (login does not need a verified email); the victim later signs in with a mailed code.
+    const attacker = await registerAndLogin(t, uniqueUser('preaccount'));
+    const email = attacker.credentials.email;
+    const { code } = await mailedCode(email);
+    const victim = await verify({ email, code }).expect(200);
+    expect(victim.body.data.user.email_verified).toBe(true);
+    const me = (access: string) =>
+      t.http().get('/api/v1/users/me').set('Authorization', `Bearer ${access}`);
+    expectError(await me(attacker.access), 401, 'INVALID_TOKEN');
+    expect((await refreshWith(t, attacker.refresh)).status).toBe(401);
+    expectError(await post('/auth/login', { email, password: PASSWORD }), 401, 'LOGIN_FAILED');
+    // The victim's own session is the one that stays.
+    await me(cookiesOf(victim).access_token.value).expect(200);
+  });
+
+  it("leaves a verified account's password and sessions alone on a code sign-in", async () => {
+    const owner = await registerAndLogin(t, uniqueUser('verified'));
+    const email = owner.credentials.email;
+    await t.dataSource.query('UPDATE users SET email_verified = ? WHERE id = ?', [
+      true,
+      owner.user.id,
+    ]);
+    const { code } = await mailedCode(email);
+    await verify({ email, code }).expect(200);
+    await t
+      .http()
+      .get('/api/v1/users/me')
+      .set('Authorization', `Bearer ${owner.access}`)
+      .expect(200);
+    await post('/auth/login', { email, password: PASSWORD }).expect(200);
   });
 
   it('signs in once with the link (body tokens on request), and the code dies with it', async () => {

@@ -10,11 +10,14 @@ import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { EmailCodeProof, Metrics } from '../metrics/metrics.service';
 import { User } from '../users/user.entity';
+import { SessionsService } from '../sessions/sessions.service';
+import { randomToken } from '../tokens/token-hash';
 import { UsersService } from '../users/users.service';
 import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthService, PendingSecondFactor, Session } from './auth.service';
 import { MailRequest } from './email-flows.service';
+import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
 
 /** What comes back from the mail: the six digits with the address, or the link's token. */
@@ -22,7 +25,8 @@ export type EmailCodeProofOf = { email: string; code: string } | { token: string
 
 /**
  * Signing in with a one-time code by email: the first step of a login, as the password is. A
- * code (or its link) proves the mailbox, so an unverified address becomes verified; a disabled
+ * code (or its link) proves the mailbox, so an unverified address becomes verified (and what was
+ * set before that proof, password and sessions, is undone: `markVerified`); a disabled
  * account is refused as login refuses it (403, said only to whoever holds the code); an account
  * with a second factor goes on to its second step. Wrong codes count towards the account's
  * login slow-down, with wrong passwords, and kill their code after EMAIL_CODE_ATTEMPTS.
@@ -44,6 +48,8 @@ export class EmailCodeSignIn {
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
     private readonly afterAnswer: AfterAnswer,
+    private readonly hasher: PasswordHasher,
+    private readonly sessions: SessionsService,
     private readonly config: EmailCodeConfig,
     security: SecurityConfig,
   ) {
@@ -136,9 +142,25 @@ export class EmailCodeSignIn {
     return null;
   }
 
-  /** Holding the mailbox proves the address, as a reset link does. */
-  private markVerified(user: User, client: ClientInfo): Promise<User> {
+  /**
+   * Holding the mailbox proves the address. When this is the first proof, whatever was set on
+   * the account before it may be someone else's: anyone can register an address they do not
+   * hold, set a password and stay signed in (login does not need a verified email). So every
+   * other session ends and that password is voided, replaced by the hash of random bytes that
+   * were never kept; the person sets their own through the reset mail. One transaction, so the
+   * account is never verified with the earlier password or sessions still standing. It runs
+   * after the code's own (short) transaction: the hash takes a bcrypt round, which no
+   * transaction should wait on; should it not happen, the code is spent and the account stays
+   * unverified, nothing half-done.
+   */
+  private async markVerified(user: User, client: ClientInfo): Promise<User> {
+    const voided = await this.hasher.hash(randomToken());
     return this.database.transaction(async (manager) => {
+      const current = await this.users.requireIn(manager, user.id);
+      // Proven in the meantime (a verification link): nothing here is unproven any more.
+      if (current.emailVerified) return current;
+      await this.users.setPasswordHash(manager, user.id, voided);
+      await this.sessions.endAll(user.id, manager);
       await this.audit.record(manager, 'email_verified', user.id, client);
       return this.users.markEmailVerified(manager, user.id);
     });
