@@ -1,6 +1,7 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
 import { AfterAnswer } from '../src/auth/after-answer.service';
+import { EmailCodes } from '../src/email-codes/email-codes.service';
 import { Metrics } from '../src/metrics/metrics.service';
 import { hashToken } from '../src/tokens/token-hash';
 import { Authenticator } from './support/authenticator';
@@ -482,6 +483,26 @@ describe('sign-in with a code by email: the mail cap and ACCOUNT_ENUMERATION_PRO
       .post('/api/v1/auth/forgot-password')
       .send({ email: credentials.email })
       .expect(200);
+  });
+  it('checks a code for an unknown address with the same locked lookup as for an account', async () => {
+    // Answers that differ in time would tell known addresses from unknown ones: an unknown one
+    // goes through the same transaction (there is no timing assertion; the work is what is checked).
+    const { credentials } = await registerUser(t, uniqueUser('alike'));
+    const useCode = jest.spyOn(t.app.get(EmailCodes), 'useCode');
+    try {
+      for (const email of [credentials.email, uniqueUser('nobody').email]) {
+        const response = await t
+          .http()
+          .post('/api/v1/auth/email-code/verify')
+          .set('Origin', APP_ORIGIN)
+          .send({ email, code: '000000' });
+        expectError(response, 401, 'LOGIN_FAILED');
+      }
+      expect(useCode).toHaveBeenCalledTimes(2);
+      expect(useCode.mock.calls[1][0]).toEqual(expect.any(String));
+    } finally {
+      useCode.mockRestore();
+    }
   });
 });
 

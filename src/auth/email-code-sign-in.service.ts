@@ -20,6 +20,9 @@ import { MailRequest } from './email-flows.service';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
 
+/** Matches no row of email_codes: user ids are `user_` and digits. */
+const NO_USER_ID = 'none';
+
 /** What comes back from the mail: the six digits with the address, or the link's token. */
 export type EmailCodeProofOf = { email: string; code: string } | { token: string };
 
@@ -135,7 +138,11 @@ export class EmailCodeSignIn {
       });
     }
     const user = await this.users.findByEmail(proof.email);
-    const outcome = user ? await this.codes.useCode(user.id, proof.code) : 'none';
+    // An unknown address goes through the same locked lookup, under an id no user has (user ids
+    // start `user_`): skipping it would answer measurably sooner, telling a guesser which
+    // addresses have accounts even with ACCOUNT_ENUMERATION_PROTECTION. Never an absent id:
+    // TypeORM drops an undefined condition and would match any user's code.
+    const outcome = await this.codes.useCode(user?.id ?? NO_USER_ID, proof.code);
     if (user && outcome === 'used') return user;
     await this.backoff.failed(proof.email);
     await this.audit.recordAlone('email_code_failed', user?.id ?? null, client);
