@@ -511,7 +511,7 @@ describe('sign-in with a code by email: switched off, and the strict rate limit'
   let limited: TestApp;
 
   beforeAll(async () => {
-    off = await startTestApp({ EMAIL_CODE_LOGIN: 'false' });
+    off = await startTestApp({ EMAIL_CODE_LOGIN: 'false', THROTTLE_AUTH_LIMIT: '3' });
     limited = await startTestApp({ THROTTLE_AUTH_LIMIT: '5', THROTTLE_LIMIT: '50' });
   });
   afterAll(async () => {
@@ -547,6 +547,24 @@ describe('sign-in with a code by email: switched off, and the strict rate limit'
     ]) {
       expect(text).toContain(`\n${series}\n`);
     }
+  });
+
+  it('spends no rate-limit budget on a switched-off route, as an absent one spends none', async () => {
+    // Twice the strict budget (3): before, the rate limit ran first, so the fourth call was a
+    // 429 where an absent route answers 404, and login from the same address was then refused.
+    const routes = [
+      () => off.http().post('/api/v1/auth/email-code').send({ email: 'x@example.com' }),
+      () => off.http().post('/api/v1/auth/email-code/verify').send({ token: 'abc' }),
+      () => off.http().get('/api/v1/auth/email-code/verify?token=abc'),
+    ];
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await routes[i % routes.length]()).status);
+    expect(statuses).toEqual([404, 404, 404, 404, 404, 404]);
+    expectError(
+      await off.http().post('/api/v1/auth/login').send({ email: 'x@example.com', password: 'no' }),
+      401,
+      'LOGIN_FAILED',
+    );
   });
 
   it('draws both routes from the strict budget of login, and leaves the page on the general one', async () => {

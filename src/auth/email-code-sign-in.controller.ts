@@ -1,6 +1,7 @@
-import { Body, Controller, Get, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SwitchedBy } from '../common/feature-switch/switched-by.decorator';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -36,7 +37,7 @@ const CODE_REQUESTED: Record<MailRequest, string> = {
 @ApiTags('auth')
 @ApiPublic()
 @Controller('auth')
-@UseGuards(EmailCodeSwitch)
+@SwitchedBy(EmailCodeSwitch)
 export class EmailCodeSignInController {
   constructor(
     private readonly signIn: EmailCodeSignIn,
