@@ -6,7 +6,7 @@ import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
-import { AppConfig } from '../config/config.sections';
+import { AppConfig, EmailCodeConfig } from '../config/config.sections';
 import {
   ApiEnvelope,
   ApiErrors,
@@ -14,6 +14,7 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
+import { EmailCodeRequestedDataModel } from '../openapi/api-models';
 import { ApiPublic } from '../openapi/security-schemes';
 import { EmailCodeSignIn } from './email-code-sign-in.service';
 import { MailRequest } from './email-flows.service';
@@ -43,6 +44,7 @@ export class EmailCodeSignInController {
     private readonly signIn: EmailCodeSignIn,
     private readonly sessions: SessionDelivery,
     private readonly app: AppConfig,
+    private readonly codeConfig: EmailCodeConfig,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
@@ -55,7 +57,7 @@ export class EmailCodeSignInController {
     description:
       "Mails the account's address a code and a link (`applicationUrl?token=…`, or the " +
       "service's own page without `applicationUrl`), both good once, for EMAIL_CODE_TTL " +
-      'seconds (10 minutes by default); using either uses both, and a new mail retires the ' +
+      'seconds (10 minutes by default; `data.expires_in` says it); using either uses both, and a new mail retires the ' +
       'codes sent before it. 404 USER_NOT_FOUND for an address no account uses, as ' +
       'forgot-password answers. An address gets at most MAIL_RECIPIENT_LIMIT of these mails in ' +
       'any MAIL_RECIPIENT_WINDOW seconds: past it 429 RATE_LIMITED with Retry-After, and ' +
@@ -64,14 +66,15 @@ export class EmailCodeSignInController {
       'address, and the cap counts every address typed. Shares the strict rate limit of login. ' +
       '404 NOT_FOUND, as an unknown route, with EMAIL_CODE_LOGIN=false.',
   })
-  @ApiEnvelope(200, 'Sign-in code sent')
+  @ApiEnvelope(200, 'Sign-in code sent', { data: EmailCodeRequestedDataModel })
   @ApiErrors('USER_NOT_FOUND', 'EMAIL_SERVICE_ERROR', 'NOT_FOUND', ...JSON_BODY, ...STORED)
   async request(
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
-  ): Promise<Envelope> {
+  ): Promise<Envelope<EmailCodeRequestedDataModel>> {
     const request = await this.signIn.request(body.email, body.applicationUrl, client);
-    return ok(CODE_REQUESTED[request]);
+    // The same for every address (a constant): it tells nothing of whether an account uses it.
+    return ok(CODE_REQUESTED[request], { expires_in: this.codeConfig.ttl });
   }
 
   @Post('email-code/verify')
