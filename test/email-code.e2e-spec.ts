@@ -133,6 +133,16 @@ describe('sign-in with a code by email', () => {
     // (login does not need a verified email); the victim later signs in with a mailed code.
     const attacker = await registerAndLogin(t, uniqueUser('preaccount'));
     const email = attacker.credentials.email;
+    // They also ask to move the account to an address of theirs, to confirm later.
+    const theirs = uniqueUser('theirs').email;
+    await t
+      .http()
+      .post('/api/v1/users/me/email')
+      .set('Authorization', `Bearer ${attacker.access}`)
+      .set('Origin', APP_ORIGIN)
+      .send({ password: PASSWORD, newEmail: theirs })
+      .expect(200);
+    const changeToken = sink.to(theirs).at(-1)!.token;
     const { code } = await mailedCode(email);
     const victim = await verify({ email, code }).expect(200);
     expect(victim.body.data.user.email_verified).toBe(true);
@@ -141,6 +151,12 @@ describe('sign-in with a code by email', () => {
     expectError(await me(attacker.access), 401, 'INVALID_TOKEN');
     expect((await refreshWith(t, attacker.refresh)).status).toBe(401);
     expectError(await post('/auth/login', { email, password: PASSWORD }), 401, 'LOGIN_FAILED');
+    // The change asked for with that password dies with it, as after a password reset.
+    expectError(
+      await post('/users/me/email/confirm', { token: changeToken }),
+      401,
+      'INVALID_TOKEN',
+    );
     // The victim's own session is the one that stays.
     await me(cookiesOf(victim).access_token.value).expect(200);
   });

@@ -12,6 +12,7 @@ import { EmailCodeProof, Metrics } from '../metrics/metrics.service';
 import { User } from '../users/user.entity';
 import { SessionsService } from '../sessions/sessions.service';
 import { randomToken } from '../tokens/token-hash';
+import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { UsersService } from '../users/users.service';
 import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
@@ -53,6 +54,7 @@ export class EmailCodeSignIn {
     private readonly afterAnswer: AfterAnswer,
     private readonly hasher: PasswordHasher,
     private readonly sessions: SessionsService,
+    private readonly tokens: VerificationTokensService,
     private readonly config: EmailCodeConfig,
     security: SecurityConfig,
   ) {
@@ -153,9 +155,10 @@ export class EmailCodeSignIn {
    * Holding the mailbox proves the address. When this is the first proof, whatever was set on
    * the account before it may be someone else's: anyone can register an address they do not
    * hold, set a password and stay signed in (login does not need a verified email). So every
-   * other session ends and that password is voided, replaced by the hash of random bytes that
-   * were never kept; the person sets their own through the reset mail. One transaction, so the
-   * account is never verified with the earlier password or sessions still standing. It runs
+   * other session ends, a pending email change dies and that password is voided, replaced by
+   * the hash of random bytes that were never kept; the person sets their own through the reset
+   * mail. One transaction, so the account is never verified with the earlier password, sessions
+   * or change still standing. It runs
    * after the code's own (short) transaction: the hash takes a bcrypt round, which no
    * transaction should wait on; should it not happen, the code is spent and the account stays
    * unverified, nothing half-done.
@@ -168,6 +171,9 @@ export class EmailCodeSignIn {
       if (current.emailVerified) return current;
       await this.users.setPasswordHash(manager, user.id, voided);
       await this.sessions.endAll(user.id, manager);
+      // An email change asked for with that password would move the account to its setter's
+      // address once confirmed there: it goes with the password, as after a reset.
+      await this.tokens.retireOlder(manager, user.id, 'email_change');
       await this.audit.record(manager, 'email_verified', user.id, client);
       return this.users.markEmailVerified(manager, user.id);
     });
