@@ -157,6 +157,9 @@ describe('sign-in with a code by email', () => {
       401,
       'INVALID_TOKEN',
     );
+    expect(await auditOf(attacker.user.id)).toEqual(
+      expect.arrayContaining(['password_changed', 'email_verified']),
+    );
     // The victim's own session is the one that stays.
     await me(cookiesOf(victim).access_token.value).expect(200);
   });
@@ -167,6 +170,7 @@ describe('sign-in with a code by email', () => {
     await markVerified(owner.user.id);
     const { code } = await mailedCode(email);
     await verify({ email, code }).expect(200);
+    expect(await auditOf(owner.user.id)).not.toContain('password_changed');
     await t
       .http()
       .get('/api/v1/users/me')

@@ -91,8 +91,9 @@ export class EmailCodeSignInController {
       '"mfa"]` once a second factor completes it. `["otp"]` alone is also what a step-up with ' +
       'the authenticator app (`POST /auth/reauthenticate`) gives, and no claim tells the two ' +
       'apart. The code proves the mailbox: an unverified email becomes verified, and when that ' +
-      "is its first proof the account's other sessions end and its password is voided (set one " +
-      'through the reset mail). A wrong, used or expired code or link is 401 LOGIN_FAILED; a ' +
+      "is its first proof the account's other sessions end, a pending email change dies and " +
+      'its password is voided (set one through the reset mail). A wrong, used or expired code ' +
+      'or link is 401 LOGIN_FAILED; a ' +
       "wrong code counts towards the account's login slow-down (429 RATE_LIMITED with " +
       'Retry-After while it waits) and, after EMAIL_CODE_ATTEMPTS wrong ones, the code and its ' +
       'link are dead. A disabled account is 403 ACCOUNT_DISABLED, as login answers it. Shares ' +

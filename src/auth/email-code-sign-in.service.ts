@@ -174,6 +174,8 @@ export class EmailCodeSignIn {
       // An email change asked for with that password would move the account to its setter's
       // address once confirmed there: it goes with the password, as after a reset.
       await this.tokens.retireOlder(manager, user.id, 'email_change');
+      // In the trail as a reset is: the password changed, and the sessions with it.
+      await this.audit.record(manager, 'password_changed', user.id, client);
       await this.audit.record(manager, 'email_verified', user.id, client);
       return this.users.markEmailVerified(manager, user.id);
     });
