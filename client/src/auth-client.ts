@@ -168,11 +168,12 @@ export class AuthClient {
 
   /**
    * Mails the account a six-digit sign-in code and a link (to `applicationUrl?token=…`; its
-   * origin must be one of the service's `APP_ORIGINS`), both good once for ten minutes. `404
+   * origin must be one of the service's `APP_ORIGINS`), both good once for `data.expires_in`
+   * seconds (EMAIL_CODE_TTL, ten minutes by default). `404
    * USER_NOT_FOUND` for an address no account uses (unless the service hides which addresses
    * have one), `429 RATE_LIMITED` when the address has had its mails for now.
    */
-  requestEmailCode(input: EmailLinkInput): Promise<MessageEnvelope> {
+  requestEmailCode(input: EmailLinkInput): Promise<DataEnvelope<{ expires_in: number }>> {
     return this.call('POST', '/auth/email-code', input);
   }
 

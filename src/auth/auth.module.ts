@@ -20,7 +20,6 @@ import { AuthService } from './auth.service';
 import { CurrentPassword } from './current-password.service';
 import { EmailCodeSignInController } from './email-code-sign-in.controller';
 import { EmailCodeSignIn } from './email-code-sign-in.service';
-import { EmailCodeSwitch } from './guards/email-code-switch.guard';
 import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
@@ -75,7 +74,6 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     SecondFactorPolicy,
     PasskeySignIn,
     EmailCodeSignIn,
-    EmailCodeSwitch,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,

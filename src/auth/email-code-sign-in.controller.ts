@@ -1,11 +1,12 @@
-import { Body, Controller, Get, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SwitchedBy } from '../common/feature-switch/switched-by.decorator';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
-import { AppConfig } from '../config/config.sections';
+import { AppConfig, EmailCodeConfig } from '../config/config.sections';
 import {
   ApiEnvelope,
   ApiErrors,
@@ -13,6 +14,7 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
+import { EmailCodeRequestedDataModel } from '../openapi/api-models';
 import { ApiPublic } from '../openapi/security-schemes';
 import { EmailCodeSignIn } from './email-code-sign-in.service';
 import { MailRequest } from './email-flows.service';
@@ -36,12 +38,13 @@ const CODE_REQUESTED: Record<MailRequest, string> = {
 @ApiTags('auth')
 @ApiPublic()
 @Controller('auth')
-@UseGuards(EmailCodeSwitch)
+@SwitchedBy(EmailCodeSwitch)
 export class EmailCodeSignInController {
   constructor(
     private readonly signIn: EmailCodeSignIn,
     private readonly sessions: SessionDelivery,
     private readonly app: AppConfig,
+    private readonly codeConfig: EmailCodeConfig,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
@@ -54,7 +57,7 @@ export class EmailCodeSignInController {
     description:
       "Mails the account's address a code and a link (`applicationUrl?token=…`, or the " +
       "service's own page without `applicationUrl`), both good once, for EMAIL_CODE_TTL " +
-      'seconds (10 minutes by default); using either uses both, and a new mail retires the ' +
+      'seconds (10 minutes by default; `data.expires_in` says it); using either uses both, and a new mail retires the ' +
       'codes sent before it. 404 USER_NOT_FOUND for an address no account uses, as ' +
       'forgot-password answers. An address gets at most MAIL_RECIPIENT_LIMIT of these mails in ' +
       'any MAIL_RECIPIENT_WINDOW seconds: past it 429 RATE_LIMITED with Retry-After, and ' +
@@ -63,14 +66,15 @@ export class EmailCodeSignInController {
       'address, and the cap counts every address typed. Shares the strict rate limit of login. ' +
       '404 NOT_FOUND, as an unknown route, with EMAIL_CODE_LOGIN=false.',
   })
-  @ApiEnvelope(200, 'Sign-in code sent')
+  @ApiEnvelope(200, 'Sign-in code sent', { data: EmailCodeRequestedDataModel })
   @ApiErrors('USER_NOT_FOUND', 'EMAIL_SERVICE_ERROR', 'NOT_FOUND', ...JSON_BODY, ...STORED)
   async request(
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
-  ): Promise<Envelope> {
+  ): Promise<Envelope<EmailCodeRequestedDataModel>> {
     const request = await this.signIn.request(body.email, body.applicationUrl, client);
-    return ok(CODE_REQUESTED[request]);
+    // The same for every address (a constant): it tells nothing of whether an account uses it.
+    return ok(CODE_REQUESTED[request], { expires_in: this.codeConfig.ttl });
   }
 
   @Post('email-code/verify')
@@ -84,8 +88,12 @@ export class EmailCodeSignInController {
       'body`; for a user with a second factor, `data.mfa_required` and a `challenge` for ' +
       '`POST /auth/mfa/verify`. The access tokens say `amr: ["otp"]` (RFC 8176 has no name ' +
       'for a mailed code; `otp` is the closest), or `["otp", "mfa"]` and `["otp", "hwk", ' +
-      '"mfa"]` once a second factor completes it. The code proves the mailbox: an unverified ' +
-      'email becomes verified. A wrong, used or expired code or link is 401 LOGIN_FAILED; a ' +
+      '"mfa"]` once a second factor completes it. `["otp"]` alone is also what a step-up with ' +
+      'the authenticator app (`POST /auth/reauthenticate`) gives, and no claim tells the two ' +
+      'apart. The code proves the mailbox: an unverified email becomes verified, and when that ' +
+      "is its first proof the account's other sessions end, a pending email change dies and " +
+      'its password is voided (set one through the reset mail). A wrong, used or expired code ' +
+      'or link is 401 LOGIN_FAILED; a ' +
       "wrong code counts towards the account's login slow-down (429 RATE_LIMITED with " +
       'Retry-After while it waits) and, after EMAIL_CODE_ATTEMPTS wrong ones, the code and its ' +
       'link are dead. A disabled account is 403 ACCOUNT_DISABLED, as login answers it. Shares ' +

@@ -10,19 +10,27 @@ import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { EmailCodeProof, Metrics } from '../metrics/metrics.service';
 import { User } from '../users/user.entity';
+import { SessionsService } from '../sessions/sessions.service';
+import { randomToken } from '../tokens/token-hash';
+import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { UsersService } from '../users/users.service';
 import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthService, PendingSecondFactor, Session } from './auth.service';
 import { MailRequest } from './email-flows.service';
+import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
+
+/** Matches no row of email_codes: user ids are `user_` and digits. */
+const NO_USER_ID = 'none';
 
 /** What comes back from the mail: the six digits with the address, or the link's token. */
 export type EmailCodeProofOf = { email: string; code: string } | { token: string };
 
 /**
  * Signing in with a one-time code by email: the first step of a login, as the password is. A
- * code (or its link) proves the mailbox, so an unverified address becomes verified; a disabled
+ * code (or its link) proves the mailbox, so an unverified address becomes verified (and what was
+ * set before that proof, password and sessions, is undone: `markVerified`); a disabled
  * account is refused as login refuses it (403, said only to whoever holds the code); an account
  * with a second factor goes on to its second step. Wrong codes count towards the account's
  * login slow-down, with wrong passwords, and kill their code after EMAIL_CODE_ATTEMPTS.
@@ -44,6 +52,9 @@ export class EmailCodeSignIn {
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
     private readonly afterAnswer: AfterAnswer,
+    private readonly hasher: PasswordHasher,
+    private readonly sessions: SessionsService,
+    private readonly tokens: VerificationTokensService,
     private readonly config: EmailCodeConfig,
     security: SecurityConfig,
   ) {
@@ -129,16 +140,42 @@ export class EmailCodeSignIn {
       });
     }
     const user = await this.users.findByEmail(proof.email);
-    const outcome = user ? await this.codes.useCode(user.id, proof.code) : 'none';
+    // An unknown address goes through the same locked lookup, under an id no user has (user ids
+    // start `user_`): skipping it would answer measurably sooner, telling a guesser which
+    // addresses have accounts even with ACCOUNT_ENUMERATION_PROTECTION. Never an absent id:
+    // TypeORM drops an undefined condition and would match any user's code.
+    const outcome = await this.codes.useCode(user?.id ?? NO_USER_ID, proof.code);
     if (user && outcome === 'used') return user;
     await this.backoff.failed(proof.email);
     await this.audit.recordAlone('email_code_failed', user?.id ?? null, client);
     return null;
   }
 
-  /** Holding the mailbox proves the address, as a reset link does. */
-  private markVerified(user: User, client: ClientInfo): Promise<User> {
+  /**
+   * Holding the mailbox proves the address. When this is the first proof, whatever was set on
+   * the account before it may be someone else's: anyone can register an address they do not
+   * hold, set a password and stay signed in (login does not need a verified email). So every
+   * other session ends, a pending email change dies and that password is voided, replaced by
+   * the hash of random bytes that were never kept; the person sets their own through the reset
+   * mail. One transaction, so the account is never verified with the earlier password, sessions
+   * or change still standing. It runs
+   * after the code's own (short) transaction: the hash takes a bcrypt round, which no
+   * transaction should wait on; should it not happen, the code is spent and the account stays
+   * unverified, nothing half-done.
+   */
+  private async markVerified(user: User, client: ClientInfo): Promise<User> {
+    const voided = await this.hasher.hash(randomToken());
     return this.database.transaction(async (manager) => {
+      const current = await this.users.requireIn(manager, user.id);
+      // Proven in the meantime (a verification link): nothing here is unproven any more.
+      if (current.emailVerified) return current;
+      await this.users.setPasswordHash(manager, user.id, voided);
+      await this.sessions.endAll(user.id, manager);
+      // An email change asked for with that password would move the account to its setter's
+      // address once confirmed there: it goes with the password, as after a reset.
+      await this.tokens.retireOlder(manager, user.id, 'email_change');
+      // In the trail as a reset is: the password changed, and the sessions with it.
+      await this.audit.record(manager, 'password_changed', user.id, client);
       await this.audit.record(manager, 'email_verified', user.id, client);
       return this.users.markEmailVerified(manager, user.id);
     });

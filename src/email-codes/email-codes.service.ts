@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import { IsNull, LessThan, MoreThan, Not, Repository } from 'typeorm';
+import { Equal, IsNull, LessThan, MoreThan, Repository } from 'typeorm';
 import { EmailCodeConfig, MfaConfig } from '../config/config.sections';
 import { PurgeSchedule, purgeInBatches } from '../database/batch-purge';
 import { Database } from '../database/database.service';
@@ -22,7 +22,7 @@ export type CodeOutcome = 'used' | 'wrong' | 'none';
 /**
  * The mailed sign-in codes: the one service that touches email_codes. A row is a code and its
  * link, good for EMAIL_CODE_TTL seconds and one use of either. Only the newest of a user's codes
- * is live (a new mail retires the older ones), so a guesser faces one code at a time, and each
+ * is live (a new mail retires the ones issued before it), so a guesser faces one code at a time, and each
  * takes EMAIL_CODE_ATTEMPTS wrong guesses at most before it is dead, its link with it.
  *
  * Six digits are few: an unkeyed hash of one would be undone by trying them all. The code is
@@ -71,13 +71,26 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
     return { token, code };
   }
 
-  /** Once its mail went out, `token`'s code is the user's only live one. */
+  /**
+   * Once its mail went out, the codes issued before `token`'s are retired. Only those: two
+   * requests at once (a double click) each finish here, and retiring every other code would
+   * have each retire the other's, leaving the person two dead mails. Issued order is creation
+   * time, then id for codes of the same millisecond, the order `useCode` takes the newest by.
+   */
   async retireOthers(userId: string, token: string): Promise<void> {
-    await this.database.run((manager) =>
-      manager
-        .withRepository(this.codes)
-        .update({ userId, id: Not(hashToken(token)), usedAt: IsNull() }, { usedAt: new Date() }),
-    );
+    const id = hashToken(token);
+    await this.database.transaction(async (manager) => {
+      const rows = manager.withRepository(this.codes);
+      const mine = await rows.findOneBy({ id });
+      if (!mine) return;
+      const live = { userId, usedAt: IsNull() };
+      const usedAt = new Date();
+      await rows.update({ ...live, createdAt: LessThan(mine.createdAt) }, { usedAt });
+      await rows.update(
+        { ...live, createdAt: Equal(mine.createdAt), id: LessThan(id) },
+        { usedAt },
+      );
+    });
   }
 
   /** A code whose mail could not be sent must not stay usable. */
@@ -120,7 +133,7 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
       const rows = manager.withRepository(this.codes);
       const live = await rows.findOne({
         where: { userId, usedAt: IsNull(), expiresAt: MoreThan(now) },
-        order: { createdAt: 'DESC' },
+        order: { createdAt: 'DESC', id: 'DESC' },
         lock: this.database.rowLock,
       });
       if (!live || live.attempts >= this.config.maxAttempts) return 'none';

@@ -67,6 +67,25 @@ describe('MailService', () => {
     expect(metrics.email).toHaveBeenCalledWith('password_reset', 'sent');
   });
 
+  // Rounded down and never past the true lifetime: a reader who trusts it is never turned away.
+  it.each([
+    [30, '30 seconds'],
+    [60, '1 minute'],
+    [119, '1 minute'],
+    [600, '10 minutes'],
+    [1800, '30 minutes'],
+    [3599, '59 minutes'],
+    [3600, '1 hour'],
+    [3660, '1 hour and 1 minute'],
+    [5400, '1 hour and 30 minutes'],
+    [86400, '24 hours'],
+  ])('says a lifetime of %i seconds as "%s"', async (ttl, validFor) => {
+    await service.sendEmailCode({ ...message, ttl, code: '123456' });
+    expect(sendMail).toHaveBeenCalledWith(
+      expect.objectContaining({ context: expect.objectContaining({ validFor }) }),
+    );
+  });
+
   it("links to the service's own page without an applicationUrl", async () => {
     await service.sendVerificationEmail({ ...message, ttl: 86400 });
     const mail = await lastMail();

@@ -210,17 +210,13 @@ export class MailService {
   }
 
   private async send(kind: Kind, message: TokenMail, extra: { code?: string } = {}): Promise<void> {
-    const hours = Math.round(message.ttl / 3600);
     const context: EmailContext = {
       ...extra,
       appName: appNameFrom(message.applicationUrl, this.app.appName),
       username: message.username,
       email: message.to,
       link: this.link(kind, message.token, message.applicationUrl),
-      validFor:
-        hours >= 1
-          ? `${hours} hour${hours === 1 ? '' : 's'}`
-          : `${Math.round(message.ttl / 60)} minutes`,
+      validFor: lifetimeInWords(message.ttl),
     };
     await this.deliver(kind, message.to, KINDS[kind].subject, context);
   }
@@ -253,4 +249,19 @@ export class MailService {
 function describe(error: unknown): string {
   const { code, responseCode } = (error ?? {}) as { code?: string; responseCode?: number };
   return [code, responseCode].filter(Boolean).join(' ') || 'unknown error';
+}
+
+/**
+ * "10 minutes", "1 hour and 30 minutes": rounded down, never up, so a reader who trusts the mail
+ * is never turned away by a link or code that has died before the time it stated.
+ */
+function lifetimeInWords(seconds: number): string {
+  const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const parts = [
+    ...(hours > 0 ? [count(hours, 'hour')] : []),
+    ...(minutes > 0 ? [count(minutes, 'minute')] : []),
+  ];
+  return parts.length > 0 ? parts.join(' and ') : count(Math.floor(seconds), 'second');
 }

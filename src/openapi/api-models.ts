@@ -79,6 +79,16 @@ export class VerifiedEmailDataModel {
   redirect_url?: string;
 }
 
+export class EmailCodeRequestedDataModel {
+  @ApiProperty({
+    description:
+      'Seconds the mailed code and link stay valid (EMAIL_CODE_TTL), counted from this answer: ' +
+      'what a page says instead of a number of its own.',
+    example: 600,
+  })
+  expires_in!: number;
+}
+
 /**
  * `X-Token-Delivery: body`: the tokens in the body, no envelope, no cookies; only this shape has
  * `access_token`.

@@ -13,12 +13,18 @@ export function wireEmailCode({ auth, notify, onSubmit, signedIn, link }) {
   /** The address the code went to, while its form is on screen; in memory only. */
   let email = null;
 
-  function showCodeForm(address, message) {
+  /** `expiresIn`: the seconds the service said; rounded down, so the page never promises more. */
+  function showCodeForm(address, message, expiresIn) {
     email = address;
     $('#code-request-form').hidden = true;
     $('#code-verify-form').hidden = false;
+    const minutes = Math.floor(expiresIn / 60);
+    const lifetime =
+      Number.isFinite(minutes) && minutes > 0
+        ? `, for ${minutes} minute${minutes === 1 ? '' : 's'}`
+        : ', for a short while';
     $('#code-verify-hint').textContent =
-      `${message}. The code and the link in the email work once, for 10 minutes.`;
+      `${message}. The code and the link in the email work once${lifetime}.`;
     $('#code-verify-code').focus();
   }
 
@@ -31,11 +37,11 @@ export function wireEmailCode({ auth, notify, onSubmit, signedIn, link }) {
   }
 
   onSubmit('#code-request-form', 'Sending…', async (values) => {
-    const { message } = await auth.requestEmailCode({
+    const { message, data } = await auth.requestEmailCode({
       email: values.email,
       applicationUrl: link('/sign-in'),
     });
-    showCodeForm(values.email, message);
+    showCodeForm(values.email, message, data?.expires_in);
     notify('');
   });
 

@@ -1,14 +1,16 @@
-import { CanActivate, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppException } from '../../common/errors/app.exception';
 import { EmailCodeConfig } from '../../config/config.sections';
+import { FeatureSwitch } from '../../common/feature-switch/switched-by.decorator';
 
 /**
  * EMAIL_CODE_LOGIN=false: the routes of sign-in by email answer 404 NOT_FOUND, the body an
- * unknown route gets, so a client cannot tell a switched-off feature from an absent one.
+ * unknown route gets, so a client cannot tell a switched-off feature from an absent one (and,
+ * through `SwitchedBy`, the rate limit does not count them).
  */
 @Injectable()
-export class EmailCodeSwitch implements CanActivate {
-  private readonly enabled: boolean;
+export class EmailCodeSwitch implements FeatureSwitch {
+  readonly enabled: boolean;
 
   constructor(config: EmailCodeConfig) {
     this.enabled = config.enabled;

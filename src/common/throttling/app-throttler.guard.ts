@@ -1,5 +1,5 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ExecutionContext, Injectable, Type } from '@nestjs/common';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
@@ -9,6 +9,7 @@ import {
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import { AppException } from '../errors/app.exception';
+import { FEATURE_SWITCH, FeatureSwitch } from '../feature-switch/switched-by.decorator';
 import { RouteMetadataCache } from './route-metadata.cache';
 
 const IPV4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/;
@@ -20,8 +21,22 @@ export class AppThrottlerGuard extends ThrottlerGuard {
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
+    private readonly moduleRef: ModuleRef,
   ) {
     super(options, storage, new RouteMetadataCache(reflector));
+  }
+
+  /**
+   * A route whose feature switch is off is not counted: it answers 404 as an absent route does,
+   * and an absent route spends no budget (its switch guard runs after this global one).
+   */
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    if (await super.shouldSkip(context)) return true;
+    const gate = this.reflector.getAllAndOverride<Type<FeatureSwitch> | undefined>(FEATURE_SWITCH, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    return gate !== undefined && !this.moduleRef.get(gate, { strict: false }).enabled;
   }
 
   /**
