@@ -312,6 +312,89 @@ describe('identity providers (OpenID Connect)', () => {
     await t.http().post('/api/v1/auth/login').send({ email, password: PASSWORD }).expect(200);
   });
 
+  /**
+   * The review's pre-account takeover: an attacker's provider asserts the victim's address
+   * without vouching for it (Entra never says email_verified) and so creates the account first,
+   * with the attacker's identity linked. The owner's first mailbox proof (here a reset) must cut
+   * that identity off, or it signs straight back in.
+   */
+  it("cuts off an identity linked before the owner's reset first proved the address", async () => {
+    const victim = freshEmail('victim');
+    const attacker = account(victim, false);
+    const first = await signIn(attacker);
+    expect(first.location).toBe(BACK);
+    const attackerAccess = first.browser.cookie(base, 'access_token')!;
+    const userId = claimsOf(attackerAccess).sub as string;
+
+    const taken = await t
+      .http()
+      .post('/api/v1/auth/register')
+      .send({ email: victim, username: `victim${seq}x`, password: PASSWORD });
+    expect(taken.status).toBe(409);
+
+    await t.http().post('/api/v1/auth/forgot-password').send({ email: victim }).expect(200);
+    const mail = (await t.outbox()).filter((m) => m.to === victim).pop()!;
+    await t
+      .http()
+      .post('/api/v1/auth/reset-password')
+      .send({ token: mail.token, newPassword: PASSWORD })
+      .expect(200);
+
+    const again = await signIn(attacker);
+    expect(again.location).toBe(`${BACK}?error=ACCOUNT_EXISTS`);
+    expect(again.browser.cookie(base, 'access_token')).toBeUndefined();
+    const rows = await t.dataSource.query<unknown[]>(
+      'SELECT id FROM user_identities WHERE user_id = ?',
+      [userId],
+    );
+    expect(rows).toEqual([]);
+    const audit = await t.dataSource.query<Array<{ type: string }>>(
+      'SELECT type FROM audit_events WHERE user_id = ?',
+      [userId],
+    );
+    expect(audit.map((row) => row.type)).toContain('unproven_identities_unlinked');
+    await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: victim, password: PASSWORD })
+      .expect(200);
+  });
+
+  it('cuts off such an identity, and its sessions, at the verification link or a mailed code', async () => {
+    for (const proof of ['link', 'code'] as const) {
+      const victim = freshEmail(`victim-${proof}`);
+      const attacker = account(victim, false);
+      const first = await signIn(attacker);
+      const refresh = first.browser.cookie(base, 'refresh_token');
+      expect(refresh).toBeDefined();
+      if (proof === 'link') {
+        await t
+          .http()
+          .post('/api/v1/auth/resend-verification-email')
+          .send({ email: victim })
+          .expect(200);
+        const mail = (await t.outbox()).filter((m) => m.to === victim).pop()!;
+        await t.http().post('/api/v1/auth/verify-email').send({ token: mail.token }).expect(200);
+      } else {
+        await t.http().post('/api/v1/auth/email-code').send({ email: victim }).expect(200);
+        const mail = (await t.outbox()).filter((m) => m.to === victim).pop()!;
+        await t
+          .http()
+          .post('/api/v1/auth/email-code/verify')
+          .send({ token: mail.token })
+          .expect(200);
+      }
+      const again = await signIn(attacker);
+      expect(again.location).toBe(`${BACK}?error=ACCOUNT_EXISTS`);
+      // The attacker's session from the first sign-in ended with the identity.
+      const refreshed = await t
+        .http()
+        .post('/api/v1/auth/refresh')
+        .set('Cookie', `refresh_token=${refresh!}`);
+      expect(refreshed.status).toBe(401);
+    }
+  });
+
   it('answers where an email domain signs in, and 404 for others', async () => {
     const answer = await t
       .http()

@@ -43,6 +43,9 @@ export const AUDIT_EVENT_TYPES = [
   'identity_linked',
   'identity_unlinked',
   'federation_failed',
+  // The first proof of an account's mailbox (a reset, the verification link, a mailed code)
+  // unlinked the identities linked while its address was unproven (and ended its sessions).
+  'unproven_identities_unlinked',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

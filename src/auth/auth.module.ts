@@ -4,6 +4,7 @@ import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { EmailCodesModule } from '../email-codes/email-codes.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MfaModule } from '../mfa/mfa.module';
@@ -23,6 +24,7 @@ import { EmailCodeSignIn } from './email-code-sign-in.service';
 import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
+import { MailboxProof } from './mailbox-proof.service';
 import { LinkPagesController } from './link-pages.controller';
 import { PasswordChangedNotice } from './password-changed-notice.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
@@ -47,6 +49,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     ConfigSectionsModule,
     DatabaseModule,
     EmailCodesModule,
+    IdentitiesModule,
     UsersModule,
     SessionsModule,
     TokensModule,
@@ -78,6 +81,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     SessionDelivery,
     LoginBackoff,
     EmailFlowsService,
+    MailboxProof,
     PasswordChangedNotice,
     ResetPasswordBodyPipe,
     AuthCookies,

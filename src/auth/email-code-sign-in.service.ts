@@ -20,6 +20,7 @@ import { AuthService, PendingSecondFactor, Session } from './auth.service';
 import { MailRequest } from './email-flows.service';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
+import { MailboxProof } from './mailbox-proof.service';
 
 /** Matches no row of email_codes: user ids are `user_` and digits. */
 const NO_USER_ID = 'none';
@@ -56,6 +57,7 @@ export class EmailCodeSignIn {
     private readonly sessions: SessionsService,
     private readonly tokens: VerificationTokensService,
     private readonly config: EmailCodeConfig,
+    private readonly mailboxProof: MailboxProof,
     security: SecurityConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
@@ -169,6 +171,8 @@ export class EmailCodeSignIn {
       const current = await this.users.requireIn(manager, user.id);
       // Proven in the meantime (a verification link): nothing here is unproven any more.
       if (current.emailVerified) return current;
+      // Identities linked before this proof go too: one may be whoever claimed the address.
+      await this.mailboxProof.proven(manager, user.id, false, client);
       await this.users.setPasswordHash(manager, user.id, voided);
       await this.sessions.endAll(user.id, manager);
       // An email change asked for with that password would move the account to its setter's

@@ -15,6 +15,7 @@ import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
+import { MailboxProof } from './mailbox-proof.service';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { PasswordChangedNotice } from './password-changed-notice.service';
 
@@ -43,6 +44,7 @@ export class EmailFlowsService {
     private readonly audit: AuditTrail,
     private readonly passwordChanged: PasswordChangedNotice,
     private readonly afterAnswer: AfterAnswer,
+    private readonly mailboxProof: MailboxProof,
     security: SecurityConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
@@ -58,6 +60,8 @@ export class EmailFlowsService {
     const user = await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'email_verification');
       if (!userId) throw invalidToken('verification');
+      const before = await this.users.requireIn(manager, userId);
+      await this.mailboxProof.proven(manager, userId, before.emailVerified, client);
       await this.audit.record(manager, 'email_verified', userId, client);
       return this.users.markEmailVerified(manager, userId);
     });
@@ -155,7 +159,8 @@ export class EmailFlowsService {
 
   /**
    * Sets the new password and ends every session of the user, in one transaction. Owning the
-   * inbox is proof enough of the address, so an unverified email becomes verified. A password
+   * inbox is proof enough of the address, so an unverified email becomes verified, and the
+   * identities linked before that proof are unlinked (MailboxProof). A password
    * that is the account's own email or username is refused once the token names the account;
    * the refusal rolls the transaction back, so the link still works for a better password.
    * The owner is then told by mail, as after a change with the current password.
@@ -171,6 +176,8 @@ export class EmailFlowsService {
           details: [{ field: 'newPassword', message: IDENTITY_PASSWORD_MESSAGE('newPassword') }],
         });
       }
+      // The identities linked before this first proof go (MailboxProof): its sessions end below.
+      await this.mailboxProof.proven(manager, userId, owner?.emailVerified ?? true, client);
       await this.users.setPasswordHash(manager, userId, passwordHash);
       await this.users.markEmailVerified(manager, userId);
       await this.tokens.retireOlder(manager, userId, 'password_reset');

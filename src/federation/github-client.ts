@@ -13,8 +13,10 @@ interface GitHubEmail {
 /**
  * GitHub: plain OAuth 2 (no ID token, no nonce), with PKCE and state; the person is read from its
  * API (`/user` for the numeric id, the subject that never changes; `/user/emails` for the
- * addresses GitHub has verified). The primary address when verified, else any verified one, else
- * the primary one as unverified.
+ * addresses). Only the primary address, and only when GitHub has verified it: anyone can add an
+ * address to a GitHub account, and a secondary one (verified once, perhaps long ago) or an
+ * unverified primary one is no word that this person holds that mailbox; an account made with
+ * it would be waiting for the address's owner (a pre-account takeover). Without one, no address.
  */
 export class GitHubClient {
   private readonly endpoints: NonNullable<IdentityProvider['github']>;
@@ -80,14 +82,11 @@ export class GitHubClient {
           return typeof item?.email === 'string';
         })
       : [];
-    const chosen =
-      listed.find((item) => item.primary === true && item.verified === true) ??
-      listed.find((item) => item.verified === true) ??
-      listed.find((item) => item.primary === true);
+    const chosen = listed.find((item) => item.primary === true && item.verified === true);
     return {
       subject: String(user.id),
       email: chosen?.email ?? null,
-      emailVerified: chosen?.verified === true,
+      emailVerified: chosen !== undefined,
       username: typeof user.login === 'string' ? user.login : null,
     };
   }

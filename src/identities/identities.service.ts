@@ -69,9 +69,13 @@ export class IdentitiesService {
     }
   }
 
-  /** An account's removal: its identities go with it, before the user row. */
-  async removeAll(manager: EntityManager, userId: string): Promise<void> {
-    await manager.withRepository(this.identities).delete({ userId });
+  /**
+   * Every identity of the user goes (an account's removal, before the user row; the first proof
+   * of its mailbox); how many went.
+   */
+  async removeAll(manager: EntityManager, userId: string): Promise<number> {
+    const { affected } = await manager.withRepository(this.identities).delete({ userId });
+    return affected ?? 0;
   }
 
   async unlink(manager: EntityManager, userId: string, provider: string): Promise<boolean> {
