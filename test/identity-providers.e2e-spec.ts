@@ -291,6 +291,64 @@ describe('identity providers (OpenID Connect)', () => {
     expect(after.body.data.identities).toEqual([]);
   });
 
+  /**
+   * A thief holding a stolen session starts a link; the owner resets the password, which ends
+   * every session; the thief's callback then comes back. The link was asked for by a session
+   * that no longer exists, so it must not be made.
+   */
+  it("refuses a link whose round trip ends after the owner's reset ended its session", async () => {
+    const owner = await registerAndLogin(t, uniqueUser('stolen'));
+    const thief = new Browser();
+    thief.setCookie(base, 'access_token', owner.access);
+    const callback = await toCallback(
+      thief,
+      account(freshEmail('thief')),
+      api(`/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`),
+    );
+
+    await t
+      .http()
+      .post('/api/v1/auth/forgot-password')
+      .send({ email: owner.user.email })
+      .expect(200);
+    const mail = (await t.outbox()).filter((m) => m.to === owner.user.email).pop()!;
+    await t
+      .http()
+      .post('/api/v1/auth/reset-password')
+      .send({ token: mail.token, newPassword: `${PASSWORD} again` })
+      .expect(200);
+
+    const answer = await thief.request(callback);
+    expect(answer.headers.get('location')).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    const rows = await t.dataSource.query<unknown[]>(
+      'SELECT id FROM user_identities WHERE user_id = ?',
+      [owner.user.id],
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it('mails the owner that a sign-in provider was linked, after the answer', async () => {
+    const owner = await registerAndLogin(t, uniqueUser('noticed'));
+    const browser = new Browser();
+    browser.setCookie(base, 'access_token', owner.access);
+    const callback = await toCallback(
+      browser,
+      account(owner.user.email),
+      api(`/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`),
+    );
+    expect((await browser.request(callback)).headers.get('location')).toBe(BACK);
+    let notice: { subject: string; text: string } | undefined;
+    for (let tries = 0; tries < 50 && !notice; tries += 1) {
+      notice = (await t.outbox()).find(
+        (m) => m.to === owner.user.email && /sign-in provider was linked/i.test(m.subject),
+      );
+      if (!notice) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(notice).toBeDefined();
+    expect(notice!.text).toContain('Corp ID');
+    expect(notice!.text).not.toMatch(/https?:/);
+  });
+
   it("keeps a passwordless account's last identity, and lets it set a password by mail", async () => {
     const email = freshEmail('last');
     const { browser } = await signIn(account(email));

@@ -97,6 +97,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   // cookies of a session it ends.
   // Other ways in (identity providers) start their sessions through AuthService, as login does.
   exports: [
+    AfterAnswer,
     AuthService,
     OriginPolicy,
     AuthCookies,

@@ -1,12 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { AuditTrail } from '../audit/audit-trail.service';
+import { AfterAnswer } from '../auth/after-answer.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AuthService, PendingSecondFactor, Session } from '../auth/auth.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { IdentitiesService, IdentityTaken } from '../identities/identities.service';
+import { MailService } from '../mail/mail.service';
 import { FederationOutcome, Metrics } from '../metrics/metrics.service';
 import { normalizeEmail, USERNAME_PATTERN } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
@@ -51,6 +53,8 @@ export class FederatedSignIn {
     private readonly database: Database,
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
+    private readonly mail: MailService,
+    private readonly afterAnswer: AfterAnswer,
   ) {}
 
   /** The provider's authorization URL for a new flow bound to `browser`. */
@@ -66,6 +70,7 @@ export class FederatedSignIn {
       provider: providerId,
       purpose: linkingUser ? 'link' : 'sign_in',
       userId: linkingUser?.id ?? null,
+      tokenVersion: linkingUser?.tokenVersion ?? null,
       redirectTo: target,
       browser,
     });
@@ -162,10 +167,16 @@ export class FederatedSignIn {
     const known = await this.identities.findBySubject(flow.provider, profile.subject);
     if (known?.userId === userId) return { kind: 'linked', redirectTo: flow.redirectTo };
     if (known) return refused('ACCOUNT_EXISTS', 'identity linked to another account');
+    let linked: User;
     try {
-      await this.database.transaction(async (manager) => {
-        const user = await this.users.findIn(manager, userId);
+      linked = await this.database.transaction(async (manager) => {
+        // Held to the commit: a reset's ending of the sessions comes before or after, not amid.
+        const user = await this.users.findForUpdate(manager, userId);
         if (!user || user.disabledAt) throw new AppException('INVALID_TOKEN');
+        // Every session ended since the link began (a reset, "sign out everywhere"): the one
+        // that asked for it may be a thief's, cut off by the owner, who must not find its
+        // identity linked.
+        if (user.tokenVersion !== flow.tokenVersion) throw new AppException('INVALID_TOKEN');
         await this.identities.link(manager, {
           userId,
           provider: flow.provider,
@@ -173,15 +184,36 @@ export class FederatedSignIn {
           email: profile.email,
         });
         await this.audit.record(manager, 'identity_linked', userId, client);
+        return user;
       });
     } catch (error) {
       if (error instanceof IdentityTaken) {
         return refused('ACCOUNT_EXISTS', 'identity (or one of this provider) already linked');
       }
-      if (error instanceof AppException) return refused('PROVIDER_ERROR', 'account gone');
+      if (error instanceof AppException) {
+        return refused('PROVIDER_ERROR', 'account gone, disabled or signed out since');
+      }
       throw error;
     }
+    this.linkedNotice(linked, flow.provider, client);
     return { kind: 'linked', redirectTo: flow.redirectTo };
+  }
+
+  /**
+   * Tells the owner, at the account's address, after the answer: a new way into the account
+   * they did not add is how a stolen session shows. A mail that fails is logged, the link stands.
+   */
+  private linkedNotice(user: User, providerId: string, client: ClientInfo): void {
+    const { provider } = this.providers.get(providerId);
+    this.afterAnswer.run('An identity-linked notice', client, () =>
+      this.mail.sendIdentityLinkedNotice({
+        to: user.email,
+        username: user.username,
+        at: new Date(),
+        ip: client.ip,
+        providerName: provider.name,
+      }),
+    );
   }
 
   /**

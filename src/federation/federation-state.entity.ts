@@ -22,6 +22,14 @@ export class FederationState {
   @Column({ name: 'user_id', type: 'varchar', length: 32, nullable: true })
   userId!: string | null;
 
+  /**
+   * The linking user's token version when the link began; null for a sign-in. Ending every
+   * session (a reset, "sign out everywhere", an administrator) moves it, and a link still in
+   * flight from one of those sessions is refused at the callback.
+   */
+  @Column({ name: 'token_version', type: 'int', nullable: true })
+  tokenVersion!: number | null;
+
   @Column({ name: 'browser_hash', type: 'varchar', length: 64 })
   browserHash!: string;
 

@@ -14,6 +14,8 @@ export interface NewFlow {
   provider: string;
   purpose: FlowPurpose;
   userId: string | null;
+  /** The linking user's token version; null for a sign-in. */
+  tokenVersion: number | null;
   redirectTo: string;
   /** The browser's flow cookie: a random value, only its hash is stored. */
   browser: string;
@@ -56,6 +58,7 @@ export class FederationStates implements OnApplicationBootstrap, OnApplicationSh
         provider: flow.provider,
         purpose: flow.purpose,
         userId: flow.userId,
+        tokenVersion: flow.tokenVersion,
         browserHash: hashToken(flow.browser),
         codeVerifier: opened.codeVerifier,
         nonce: opened.nonce,

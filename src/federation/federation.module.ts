@@ -5,6 +5,7 @@ import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
+import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
 import { UsersModule } from '../users/users.module';
@@ -28,6 +29,7 @@ import { ProviderClients } from './provider-clients.service';
     ConfigSectionsModule,
     DatabaseModule,
     IdentitiesModule,
+    MailModule,
     MetricsModule,
     PasskeysModule,
     UsersModule,

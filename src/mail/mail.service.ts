@@ -34,6 +34,8 @@ export interface NoticeMail {
   ip: string | undefined;
   /** For an email change: the address the account moved to. */
   newEmail?: string;
+  /** For an identity linked: the provider's display name. */
+  providerName?: string;
 }
 
 /** The mail could not be handed to the transport (SMTP refused, unreachable, timed out). */
@@ -54,7 +56,8 @@ type NoticeKind =
   | 'registration-attempt'
   | 'mfa-enabled'
   | 'mfa-disabled'
-  | 'recovery-code-used';
+  | 'recovery-code-used'
+  | 'identity-linked';
 
 /** The notices about the second factor, each sent by MfaService after the change. */
 export type MfaNotice = Extract<NoticeKind, `mfa-${string}` | 'recovery-code-used'>;
@@ -70,6 +73,7 @@ const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
   'mfa-enabled': 'mfa_enabled',
   'mfa-disabled': 'mfa_disabled',
   'recovery-code-used': 'recovery_code_used',
+  'identity-linked': 'identity_linked',
 };
 
 /**
@@ -103,6 +107,7 @@ const NOTICE_SUBJECTS: Record<NoticeKind, string> = {
   'mfa-enabled': 'Two-step sign-in is now on for your {{appName}} account',
   'mfa-disabled': 'Two-step sign-in was switched off for your {{appName}} account',
   'recovery-code-used': 'A recovery code was used to sign in to your {{appName}} account',
+  'identity-linked': 'A sign-in provider was linked to your {{appName}} account',
 };
 
 /**
@@ -128,6 +133,7 @@ export type NoticeContext = {
   when: string;
   ip: string;
   newEmail: string;
+  providerName: string;
 };
 
 /**
@@ -186,6 +192,11 @@ export class MailService {
     return this.sendNotice(kind, message);
   }
 
+  /** To the account's address, once a provider's identity is linked to it. */
+  sendIdentityLinkedNotice(message: NoticeMail & { providerName: string }): Promise<void> {
+    return this.sendNotice('identity-linked', message);
+  }
+
   private sendNotice(kind: NoticeKind, message: NoticeMail): Promise<void> {
     const context: NoticeContext = {
       appName: this.app.appName,
@@ -195,6 +206,7 @@ export class MailService {
       when: `${message.at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       ip: message.ip ?? 'unknown',
       newEmail: message.newEmail ?? '',
+      providerName: message.providerName ?? '',
     };
     return this.deliver(kind, message.to, NOTICE_SUBJECTS[kind], context);
   }

@@ -87,9 +87,10 @@ const hostileNotice: NoticeContext = {
   when: '2026-11-25 05:50 UTC',
   ip: '203.0.113.7',
   newEmail: '"><script>@example.com',
+  providerName: '<script>alert("p")</script>',
 };
 
-const NOTICES = ['password-changed', 'email-changed', 'registration-attempt'];
+const NOTICES = ['password-changed', 'email-changed', 'registration-attempt', 'identity-linked'];
 
 describe.each(NOTICES)('the %s notice', (name) => {
   let mail: ParsedMail;
@@ -205,6 +206,7 @@ describe.each(
     when: '2026-11-25 05:50 UTC',
     ip: '203.0.113.7',
     newEmail: 'ann@example.org',
+    providerName: 'Corp ID',
     code: '049213',
   };
 

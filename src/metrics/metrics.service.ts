@@ -30,6 +30,7 @@ const EMAIL_KINDS = [
   'mfa_disabled',
   'recovery_code_used',
   'email_code',
+  'identity_linked',
 ] as const;
 /** `capped`: not sent, the address has had MAIL_RECIPIENT_LIMIT mails of its kind lately. */
 const EMAIL_OUTCOMES = ['sent', 'failed', 'capped'] as const;

@@ -62,6 +62,9 @@ export class IdentityProviders1764806400000 implements MigrationInterface {
           text('purpose', 8),
           // Set when a signed-in user links an identity; null for a sign-in.
           unicode('user_id', 32, true),
+          // The linking user's token version when the link began: a reset (or any ending of
+          // every session) in the round trip moves it, and the link is refused.
+          { name: 'token_version', type: 'int', isNullable: true },
           text('browser_hash', 64),
           text('code_verifier', 128),
           text('nonce', 128),
