@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as jwt from 'jsonwebtoken';
+import { EmailCodes } from '../src/email-codes/email-codes.service';
 import { Metrics } from '../src/metrics/metrics.service';
 import { UserDirectory } from '../src/users/user-directory.service';
 import { PASSWORD, registerAndLogin, uniqueUser } from './support/auth-helpers';
@@ -33,12 +34,12 @@ describe('identity providers (OpenID Connect)', () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    const redirect = `${base}/api/v1/auth/providers/corp/callback`;
+    const redirect = (id: string) => `${base}/api/v1/auth/providers/${id}/callback`;
     idp = await startIdentityProvider([
       {
         client_id: 'auth-service',
         client_secret: 'corp-secret-0123456789',
-        redirect_uris: [redirect],
+        redirect_uris: [redirect('corp'), redirect('strict')],
       },
     ]);
     t = await startTestApp({
@@ -87,16 +88,26 @@ describe('identity providers (OpenID Connect)', () => {
     )?.value ?? 0;
 
   /** Start to the provider's redirect back (not yet visited). */
-  async function toCallback(browser: Browser, login: string, start = startUrl()) {
+  async function toCallback(
+    browser: Browser,
+    login: string,
+    start = startUrl(),
+    provider = 'corp',
+  ) {
     const started = await browser.request(start);
     expect(started.status).toBe(302);
     const authorization = started.headers.get('location')!;
     expect(authorization.startsWith(`${idp.issuer}/`)).toBe(true);
-    return browser.signInAtProvider(authorization, login, api('/auth/providers/corp/callback'));
+    return browser.signInAtProvider(
+      authorization,
+      login,
+      api(`/auth/providers/${provider}/callback`),
+    );
   }
 
-  async function signIn(login: string, browser = new Browser()) {
-    const callback = await toCallback(browser, login);
+  async function signIn(login: string, browser = new Browser(), provider = 'corp') {
+    const start = api(`/auth/providers/${provider}/start?redirect_to=${encodeURIComponent(BACK)}`);
+    const callback = await toCallback(browser, login, start, provider);
     const answer = await browser.request(callback);
     return { browser, answer, location: answer.headers.get('location') ?? '', callback };
   }
@@ -503,6 +514,71 @@ describe('identity providers (OpenID Connect)', () => {
       .send({ email: 'bo@strict.example', redirect_to: BACK })
       .expect(200);
     expect(sso.body.data.provider).toBe('strict');
+  });
+
+  it('refuses registration and sign-in by a mailed code in a domain that must use its SSO', async () => {
+    const email = `bo-${++seq}@Strict.Example`;
+    const registered = await t
+      .http()
+      .post('/api/v1/auth/register')
+      .send({ email, username: `strictbo${seq}`, password: PASSWORD });
+    expect(registered.status).toBe(403);
+    expect(registered.body.error).toBe('SSO_REQUIRED');
+    const rows = await t.dataSource.query<unknown[]>(
+      'SELECT id FROM users WHERE email_normalized = ?',
+      [email.toLowerCase()],
+    );
+    expect(rows).toEqual([]);
+
+    const requested = await t.http().post('/api/v1/auth/email-code').send({ email });
+    expect(requested.status).toBe(403);
+    expect(requested.body.error).toBe('SSO_REQUIRED');
+    const typed = await t
+      .http()
+      .post('/api/v1/auth/email-code/verify')
+      .send({ email, code: '123456' });
+    expect(typed.status).toBe(403);
+    expect(typed.body.error).toBe('SSO_REQUIRED');
+
+    // An account of the domain (made through its own provider) holding a code's link: refused.
+    const own = await signIn(account(`link-${++seq}@strict.example`), new Browser(), 'strict');
+    expect(own.location).toBe(BACK);
+    const userId = claimsOf(own.browser.cookie(base, 'access_token')!).sub as string;
+    const issued = await t.app.get(EmailCodes).issue(userId);
+    const linked = await t
+      .http()
+      .post('/api/v1/auth/email-code/verify')
+      .send({ token: issued.token });
+    expect(linked.status).toBe(403);
+    expect(linked.body.error).toBe('SSO_REQUIRED');
+  });
+
+  it("creates and signs in an SSO domain's accounts only through that domain's provider", async () => {
+    const email = `cy-${++seq}-${Date.now()}@strict.example`;
+    const elsewhere = await signIn(account(email));
+    expect(elsewhere.location).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    const none = await t.dataSource.query<unknown[]>('SELECT id FROM users WHERE email = ?', [
+      email,
+    ]);
+    expect(none).toEqual([]);
+
+    const own = await signIn(account(email), new Browser(), 'strict');
+    expect(own.location).toBe(BACK);
+    const access = own.browser.cookie(base, 'access_token')!;
+
+    // Another provider's identity, linked from the account, does not sign it in.
+    const other = account(`cy-other-${seq}@elsewhere.example`);
+    const linking = new Browser();
+    linking.setCookie(base, 'access_token', access);
+    const callback = await toCallback(
+      linking,
+      other,
+      api(`/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`),
+    );
+    expect((await linking.request(callback)).headers.get('location')).toBe(BACK);
+    const viaCorp = await signIn(other);
+    expect(viaCorp.location).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    expect(viaCorp.browser.cookie(base, 'access_token')).toBeUndefined();
   });
 
   it('asks an account with a second factor for it after a federated sign-in', async () => {

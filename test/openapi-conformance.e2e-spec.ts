@@ -197,6 +197,15 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
           client_secret: 'conformance-secret',
           domains: ['sso.example'],
         },
+        {
+          id: 'ghsso',
+          type: 'github',
+          name: 'GitHub SSO',
+          client_id: 'conformance',
+          client_secret: 'conformance-secret',
+          domains: ['sso-only.example'],
+          sso_required: true,
+        },
       ]),
     });
     session = await registerAndLogin(t);
@@ -403,6 +412,10 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         },
       ],
       [409, () => json('/api/v1/auth/register', session.credentials)],
+      [
+        403,
+        () => json('/api/v1/auth/register', { ...uniqueUser(), email: 'ann@sso-only.example' }),
+      ],
       [400, () => json('/api/v1/auth/register', {})],
       [415, () => plainText('/api/v1/auth/register')],
     ],
@@ -1031,6 +1044,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         [200, () => json(path, { email: session.credentials.email })],
         [200, () => json(path, { email: session.credentials.email, applicationUrl: APP_ORIGIN })],
         [404, () => json(path, { email: uniqueUser('nobody').email })],
+        [403, () => json(path, { email: 'ann@sso-only.example' })],
         [
           400,
           () => json(path, { email: session.credentials.email, applicationUrl: FOREIGN_ORIGIN }),

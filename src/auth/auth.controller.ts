@@ -70,14 +70,21 @@ export class AuthController {
       'ACCOUNT_ENUMERATION_PROTECTION=true, a taken email (with a free username) is answered ' +
       '201 as a new registration, with a user that is not stored (its id belongs to no ' +
       'account), and the address is told by mail; the verification mail goes out after the ' +
-      'answer; a taken username is still 409. Shares the strict rate limit of login and the ' +
-      'email flows.',
+      'answer; a taken username is still 409. An address whose email domain has `sso_required` ' +
+      'is 403 SSO_REQUIRED (its accounts come from its provider). Shares the strict rate limit ' +
+      'of login and the email flows.',
   })
   @ApiPublic()
   @ApiEnvelope(201, 'Registration successful. Check your email to verify your account.', {
     data: UserDataModel,
   })
-  @ApiErrors(['REGISTRATION_FAILED', 400], 'REGISTRATION_FAILED', ...JSON_BODY, ...STORED)
+  @ApiErrors(
+    ['REGISTRATION_FAILED', 400],
+    'REGISTRATION_FAILED',
+    'SSO_REQUIRED',
+    ...JSON_BODY,
+    ...STORED,
+  )
   async register(@Body() body: RegisterDto, @Client() client: ClientInfo): Promise<UserEnvelope> {
     const { user, mail } = await this.auth.register(body, client);
     return ok(REGISTERED[mail], { user: publicUser(user) });
@@ -96,11 +103,19 @@ export class AuthController {
       'any address and on every instance: while it waits (`LOGIN_BACKOFF_*`), the answer is ' +
       '429 RATE_LIMITED with Retry-After, whatever the password. For a user with a second ' +
       'factor the password step answers `data.mfa_required` and a `challenge` (five minutes, ' +
-      'single use) with no cookies and no tokens; `POST /auth/mfa/verify` completes it.',
+      'single use) with no cookies and no tokens; `POST /auth/mfa/verify` completes it. An ' +
+      'address whose email domain has `sso_required` is 403 SSO_REQUIRED, whatever the password.',
   })
   @ApiPublic()
   @ApiTokenDelivery('Login successful', true)
-  @ApiErrors(['LOGIN_FAILED', 400], 'LOGIN_FAILED', 'ACCOUNT_DISABLED', ...ANY_BODY, ...STORED)
+  @ApiErrors(
+    ['LOGIN_FAILED', 400],
+    'LOGIN_FAILED',
+    'ACCOUNT_DISABLED',
+    'SSO_REQUIRED',
+    ...ANY_BODY,
+    ...STORED,
+  )
   async login(
     @Body() body: LoginDto,
     @TokenDelivery() delivery: TokenDeliveryMode,

@@ -3,7 +3,7 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { FederationConfig, MailConfig, SecurityConfig } from '../config/config.sections';
-import { providerForEmail } from '../federation/sso-domains';
+import { requiredProviderFor } from '../config/sso-domains';
 import { Database } from '../database/database.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
@@ -122,6 +122,8 @@ export class AuthService {
    * still 409: usernames are shown to other people, hiding one would protect nothing.
    */
   async register(input: RegisterDto, client?: ClientInfo): Promise<Registration> {
+    // An account of such a domain is made by its provider's first sign-in, never with a password.
+    this.refuseSsoDomain(input.email);
     const applicationUrl = this.applicationUrls.check(
       input.emailConfig?.applicationUrl,
       'emailConfig.applicationUrl',
@@ -226,14 +228,22 @@ export class AuthService {
   }
 
   /**
+   * 403 SSO_REQUIRED for an address whose domain must sign in through its provider. Said of the
+   * domain, whether or not an account exists: the rule is public configuration, so it tells
+   * nothing of any account (with ACCOUNT_ENUMERATION_PROTECTION too).
+   */
+  refuseSsoDomain(email: string): void {
+    if (requiredProviderFor(this.federation.providers, email)) {
+      throw new AppException('SSO_REQUIRED');
+    }
+  }
+
+  /**
    * An account slowed down by failed logins is refused before its password is looked at: no
    * hashing work for the attacker to spend, and no answer that depends on the password.
    */
   async login(input: LoginDto, client?: ClientInfo): Promise<Session | PendingSecondFactor> {
-    // Said of the domain, whether or not an account exists: it tells nothing of any account.
-    if (providerForEmail(this.federation.providers, input.email)?.ssoRequired) {
-      throw new AppException('SSO_REQUIRED');
-    }
+    this.refuseSsoDomain(input.email);
     const wait = await this.backoff.waiting(input.email);
     if (wait > 0) {
       throw new AppException('RATE_LIMITED', {

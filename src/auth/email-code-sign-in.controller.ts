@@ -63,11 +63,20 @@ export class EmailCodeSignInController {
       'any MAIL_RECIPIENT_WINDOW seconds: past it 429 RATE_LIMITED with Retry-After, and ' +
       'nothing is mailed. With ACCOUNT_ENUMERATION_PROTECTION=true every address gets the same ' +
       '200 (never 404 or 503), the mail goes out after the answer if an account uses the ' +
-      'address, and the cap counts every address typed. Shares the strict rate limit of login. ' +
+      'address, and the cap counts every address typed. An address whose email domain has ' +
+      '`sso_required` is 403 SSO_REQUIRED, for any address of it (the rule is public ' +
+      'configuration). Shares the strict rate limit of login. ' +
       '404 NOT_FOUND, as an unknown route, with EMAIL_CODE_LOGIN=false.',
   })
   @ApiEnvelope(200, 'Sign-in code sent', { data: EmailCodeRequestedDataModel })
-  @ApiErrors('USER_NOT_FOUND', 'EMAIL_SERVICE_ERROR', 'NOT_FOUND', ...JSON_BODY, ...STORED)
+  @ApiErrors(
+    'USER_NOT_FOUND',
+    'EMAIL_SERVICE_ERROR',
+    'SSO_REQUIRED',
+    'NOT_FOUND',
+    ...JSON_BODY,
+    ...STORED,
+  )
   async request(
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
@@ -91,8 +100,10 @@ export class EmailCodeSignInController {
       '"mfa"]` once a second factor completes it. `["otp"]` alone is also what a step-up with ' +
       'the authenticator app (`POST /auth/reauthenticate`) gives, and no claim tells the two ' +
       'apart. The code proves the mailbox: an unverified email becomes verified, and when that ' +
-      "is its first proof the account's other sessions end, a pending email change dies and " +
-      'its password is voided (set one through the reset mail). A wrong, used or expired code ' +
+      "is its first proof the account's other sessions end, a pending email change dies, " +
+      'its password is voided (set one through the reset mail) and the identities linked ' +
+      'before are unlinked. An address (or, for a link, an account) whose email domain has ' +
+      '`sso_required` is 403 SSO_REQUIRED. A wrong, used or expired code ' +
       'or link is 401 LOGIN_FAILED; a ' +
       "wrong code counts towards the account's login slow-down (429 RATE_LIMITED with " +
       'Retry-After while it waits) and, after EMAIL_CODE_ATTEMPTS wrong ones, the code and its ' +
@@ -101,7 +112,14 @@ export class EmailCodeSignInController {
       'EMAIL_CODE_LOGIN=false.',
   })
   @ApiTokenDelivery('Login successful', true)
-  @ApiErrors('LOGIN_FAILED', 'ACCOUNT_DISABLED', 'NOT_FOUND', ...JSON_BODY, ...STORED)
+  @ApiErrors(
+    'LOGIN_FAILED',
+    'ACCOUNT_DISABLED',
+    'SSO_REQUIRED',
+    'NOT_FOUND',
+    ...JSON_BODY,
+    ...STORED,
+  )
   async verify(
     @Body() body: EmailCodeVerifyDto,
     @TokenDelivery() delivery: TokenDeliveryMode,

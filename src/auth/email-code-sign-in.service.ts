@@ -75,6 +75,7 @@ export class EmailCodeSignIn {
     applicationUrl: string | undefined,
     client: ClientInfo,
   ): Promise<MailRequest> {
+    this.auth.refuseSsoDomain(email);
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     if (this.hideAccounts) {
       await this.cap.take('email_code', email);
@@ -101,6 +102,7 @@ export class EmailCodeSignIn {
     client: ClientInfo,
   ): Promise<Session | PendingSecondFactor> {
     const kind: EmailCodeProof = 'token' in proof ? 'link' : 'code';
+    if ('email' in proof) this.auth.refuseSsoDomain(proof.email);
     const user =
       'token' in proof ? await this.byLink(proof.token) : await this.byCode(proof, client);
     if (!user) {
@@ -111,6 +113,9 @@ export class EmailCodeSignIn {
       });
     }
     this.metrics.emailCode(kind, 'ok');
+    // A link names no address: the account's own decides (its domain may have become SSO-only
+    // after the code was mailed).
+    this.auth.refuseSsoDomain(user.email);
     if (user.disabledAt) {
       await this.audit.recordAlone('login_failed', user.id, client);
       throw new AppException('ACCOUNT_DISABLED');

@@ -6,6 +6,8 @@ import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AuthService, PendingSecondFactor, Session } from '../auth/auth.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
+import { FederationConfig } from '../config/config.sections';
+import { requiredProviderFor } from '../config/sso-domains';
 import { Database } from '../database/database.service';
 import { IdentitiesService, IdentityTaken } from '../identities/identities.service';
 import { MailService } from '../mail/mail.service';
@@ -55,6 +57,7 @@ export class FederatedSignIn {
     private readonly metrics: Metrics,
     private readonly mail: MailService,
     private readonly afterAnswer: AfterAnswer,
+    private readonly federation: FederationConfig,
   ) {}
 
   /** The provider's authorization URL for a new flow bound to `browser`. */
@@ -135,8 +138,14 @@ export class FederatedSignIn {
     if (flow.purpose === 'link') return this.link(flow, profile, client, refused);
     const known = await this.identities.findBySubject(flow.provider, profile.subject);
     let user = known ? await this.users.findById(known.userId) : null;
+    if (user && !this.ssoAllows(flow.provider, user.email)) {
+      return refused('PROVIDER_ERROR', `${user.id} must sign in through its domain's provider`);
+    }
     if (!user) {
       if (profile.email === null) return refused('PROVIDER_ERROR', 'no email address given');
+      if (!this.ssoAllows(flow.provider, profile.email)) {
+        return refused('PROVIDER_ERROR', "an SSO domain's address from another provider");
+      }
       if (await this.users.findByEmail(profile.email)) {
         return refused('ACCOUNT_EXISTS', 'its email belongs to an account it is not linked to');
       }
@@ -155,6 +164,15 @@ export class FederatedSignIn {
       }
       throw error;
     }
+  }
+
+  /**
+   * An address whose domain has `sso_required` signs in (and gets an account) only through that
+   * domain's provider: any other would be a way around the organisation's own sign-in.
+   */
+  private ssoAllows(providerId: string, email: string): boolean {
+    const required = requiredProviderFor(this.federation.providers, email);
+    return required === undefined || required.id === providerId;
   }
 
   private async link(

@@ -1,6 +1,6 @@
 import { callbackRedirect } from './callback-redirect';
 import { usernameFor } from './federated-sign-in.service';
-import { providerForEmail } from './sso-domains';
+import { providerForEmail } from '../config/sso-domains';
 import { IdentityProvider } from '../config/config.sections';
 
 describe('a federated sign-in', () => {

@@ -31,7 +31,7 @@ import { SsoStartDto } from './dto/federation-bodies.dto';
 import { FederatedSignIn } from './federated-sign-in.service';
 import { ProvidersDataModel, SsoStartDataModel } from './federation.view';
 import { FlowCookie } from './flow-cookie';
-import { providerForEmail } from './sso-domains';
+import { providerForEmail } from '../config/sso-domains';
 
 export const PROVIDER_ID = { name: 'id', description: 'A provider id from `GET /auth/providers`.' };
 export const REDIRECT_TO = {

@@ -60,7 +60,7 @@ export const ERROR_CATALOGUE = {
   SSO_NOT_CONFIGURED: { status: 404, message: 'No single sign-on is set up for this email domain' },
   SSO_REQUIRED: {
     status: 403,
-    message: 'This email domain signs in with its single sign-on, not a password',
+    message: 'This email domain signs in only with its single sign-on',
   },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {
