@@ -508,6 +508,15 @@ describe('identity providers (OpenID Connect)', () => {
       .send({ email: 'bo@Strict.Example', password: 'whatever' });
     expect(login.status).toBe(403);
     expect(login.body.error).toBe('SSO_REQUIRED');
+    // However the domain is spelled: ſ (U+017F) is s to IDNA and to the mail that reaches it.
+    for (const email of ['bo@ſtrict.example', 'bo@STRICT.EXAMPLE']) {
+      const spelled = await t.http().post('/api/v1/auth/login').send({ email, password: 'x' });
+      expect({ email, status: spelled.status, error: spelled.body.error }).toEqual({
+        email,
+        status: 403,
+        error: 'SSO_REQUIRED',
+      });
+    }
     const sso = await t
       .http()
       .post('/api/v1/auth/sso/start')

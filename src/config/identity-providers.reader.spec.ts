@@ -147,5 +147,21 @@ describe('AUTH_PROVIDERS', () => {
     expect(
       problemOf({ AUTH_PROVIDERS: JSON.stringify([{ ...GOOD, sso_required: true }]) }),
     ).toContain('sso_required needs domains');
+    // One domain however spelled: ſ is s to IDNA, and upper case is lower case.
+    const spelled = [
+      { ...GOOD, domains: ['strict.example'] },
+      { ...GOOD, id: 'other', domains: ['ſTRICT.example'] },
+    ];
+    expect(problemOf({ AUTH_PROVIDERS: JSON.stringify(spelled) })).toContain(
+      'domain strict.example belongs to another provider',
+    );
+  });
+
+  it('keeps each domain as IDNA reads it, in lower-case ASCII', () => {
+    const list = [{ ...GOOD, domains: ['ſtrict.Example', 'Bücher.example'] }];
+    expect(load({ AUTH_PROVIDERS: JSON.stringify(list) }).federation.providers[0].domains).toEqual([
+      'strict.example',
+      'xn--bcher-kva.example',
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import {
   ProviderType,
 } from './config.sections';
 import { EnvReader } from './env.reader';
+import { normalizeDomain } from './sso-domains';
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -124,8 +125,10 @@ function readEntry(
   if (type !== 'github' && type !== undefined && !scopes.includes('openid')) {
     problems.push('scopes must include openid');
   }
-  const domains = (list(item, 'domains', problems) ?? []).map((domain) => domain.toLowerCase());
-  const badDomain = domains.find((domain) => !DOMAIN.test(domain));
+  const listed = list(item, 'domains', problems) ?? [];
+  // Kept as IDNA reads them, as addresses are matched (normalizeDomain).
+  const domains = listed.map((domain) => normalizeDomain(domain) ?? '');
+  const badDomain = listed.find((_, index) => !DOMAIN.test(domains[index]));
   if (badDomain !== undefined) problems.push(`domains has an invalid domain "${badDomain}"`);
   const ssoRequired = item.sso_required ?? false;
   if (typeof ssoRequired !== 'boolean') problems.push('sso_required must be true or false');

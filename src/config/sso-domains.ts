@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { IdentityProvider } from './config.sections';
 
 /*
@@ -14,11 +15,21 @@ export function providerForEmail(
 ): IdentityProvider | undefined {
   const at = email.lastIndexOf('@');
   if (at < 0) return undefined;
-  const domain = email
-    .slice(at + 1)
-    .trim()
-    .toLowerCase();
+  const domain = normalizeDomain(email.slice(at + 1));
+  if (domain === undefined) return undefined;
   return providers.find((provider) => provider.domains.includes(domain));
+}
+
+/**
+ * A domain as IDNA reads it, in lower-case ASCII (`ſtrict.Example` is `strict.example`,
+ * `bücher.example` is `xn--bcher-kva.example`), so that one domain is one string however it is
+ * spelled: matched textually, a spelling that mail delivers to the same domain got around
+ * `sso_required`. Undefined for what is no domain. Configured domains (at boot) and addresses
+ * both go through it.
+ */
+export function normalizeDomain(domain: string): string | undefined {
+  const ascii = domainToASCII(domain.trim()).toLowerCase();
+  return ascii === '' ? undefined : ascii;
 }
 
 /**

@@ -1,7 +1,5 @@
 import { callbackRedirect } from './callback-redirect';
 import { usernameFor } from './federated-sign-in.service';
-import { providerForEmail } from '../config/sso-domains';
-import { IdentityProvider } from '../config/config.sections';
 
 describe('a federated sign-in', () => {
   it('derives a username from the provider’s hint or the address, unique on later tries', () => {
@@ -24,12 +22,5 @@ describe('a federated sign-in', () => {
       pending: { mfa_required: true, challenge: 'c-1', methods: ['totp', 'passkey'] },
     });
     expect(pending).toBe(`${back}#mfa_required=true&challenge=c-1&methods=totp%2Cpasskey`);
-  });
-
-  it('finds the provider of an address’s domain, case aside', () => {
-    const acme = { id: 'acme', domains: ['acme.example'] } as unknown as IdentityProvider;
-    expect(providerForEmail([acme], 'Bo@ACME.example')?.id).toBe('acme');
-    expect(providerForEmail([acme], 'bo@sub.acme.example')).toBeUndefined();
-    expect(providerForEmail([acme], 'no-at-sign')).toBeUndefined();
   });
 });
