@@ -48,7 +48,7 @@ describe('AUTH_PROVIDERS', () => {
         id: 'entra',
         type: 'microsoft',
         name: 'Microsoft',
-        tenant: 'contoso.onmicrosoft.com',
+        tenant: '72F988BF-86F1-41AF-91AB-2D7CD011DB47',
         client_id: 'm',
         client_secret: 's',
         domains: ['Contoso.com'],
@@ -70,7 +70,7 @@ describe('AUTH_PROVIDERS', () => {
       });
       expect(google.issuer).toBe('https://accounts.google.com');
       expect(entra).toMatchObject({
-        issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0',
+        issuer: 'https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0',
         domains: ['contoso.com'],
         ssoRequired: true,
       });
@@ -103,6 +103,23 @@ describe('AUTH_PROVIDERS', () => {
       /entry 5 \("plain"\): unknown fields extra, issuer must be an https URL/,
     );
     expect(message).not.toContain('entry 1');
+  });
+
+  // Entra's discovery document names its issuer by the tenant's GUID whatever the URL it was
+  // read from: an issuer built from the tenant's domain never matches, and every sign-in fails.
+  it("takes only a tenant's GUID for the microsoft preset", () => {
+    const entra = {
+      id: 'entra',
+      type: 'microsoft',
+      name: 'Microsoft',
+      client_id: 'm',
+      client_secret: 's',
+    };
+    for (const tenant of ['contoso.onmicrosoft.com', 'common', '72f988bf-86f1-41af-91ab']) {
+      expect(problemOf({ AUTH_PROVIDERS: JSON.stringify([{ ...entra, tenant }]) })).toContain(
+        'entry 1 ("entra"): tenant must be the directory\'s id (a GUID)',
+      );
+    }
   });
 
   it('takes an http issuer on loopback only outside production, and test endpoints only for github', () => {

@@ -9,6 +9,7 @@ import { EnvReader } from './env.reader';
 import { normalizeDomain } from './sso-domains';
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const FIELDS = new Set([
@@ -167,7 +168,14 @@ function readIssuer(
   let issuer = text('issuer', false);
   if (type === 'google') issuer ??= 'https://accounts.google.com';
   if (type === 'microsoft' && tenant !== undefined) {
-    issuer ??= `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/v2.0`;
+    // Entra's discovery document names the issuer by the tenant's GUID, whatever the URL it was
+    // read from, and the issuer is checked: one built from a domain ("contoso.onmicrosoft.com")
+    // or "common" would fail every sign-in, so only the GUID is taken.
+    if (!GUID.test(tenant)) {
+      problems.push("tenant must be the directory's id (a GUID), as Entra names its issuer");
+      return undefined;
+    }
+    issuer ??= `https://login.microsoftonline.com/${tenant.toLowerCase()}/v2.0`;
   }
   if (issuer === undefined) {
     if (type === 'oidc') problems.push('issuer is required for oidc');
