@@ -464,6 +464,19 @@ describe('identity providers (OpenID Connect)', () => {
     }
   });
 
+  it('takes no address from a provider that registration would refuse', async () => {
+    const stamp = `${++seq}-${Date.now()}`;
+    for (const email of [`x${stamp}@corp.example>,y`, `"q${stamp}"@corp.example`]) {
+      const { location, browser } = await signIn(account(email));
+      expect(location).toBe(`${BACK}?error=PROVIDER_ERROR`);
+      expect(browser.cookie(base, 'access_token')).toBeUndefined();
+    }
+    const rows = await t.dataSource.query<unknown[]>('SELECT id FROM users WHERE email LIKE ?', [
+      `%${stamp}%`,
+    ]);
+    expect(rows).toEqual([]);
+  });
+
   it('answers where an email domain signs in, and 404 for others', async () => {
     const answer = await t
       .http()

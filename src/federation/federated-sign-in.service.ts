@@ -6,6 +6,7 @@ import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AuthService, PendingSecondFactor, Session } from '../auth/auth.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
+import { isAcceptedAddress } from '../common/validation/email-address';
 import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { Database } from '../database/database.service';
@@ -30,7 +31,6 @@ export type CallbackOutcome = { redirectTo: string } & (
   | { kind: 'error'; error: RedirectError }
 );
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const USERNAME_TRIES = 5;
 
 /**
@@ -132,7 +132,9 @@ export class FederatedSignIn {
     } catch (error) {
       return refused('PROVIDER_ERROR', `answer refused: ${describe(error)}`);
     }
-    if (profile.email !== null && (profile.email.length > 254 || !EMAIL.test(profile.email))) {
+    // An address registration would refuse (`x@corp.example>,y`) is no address: stored, it
+    // would reach mail headers and lookups that assume the registration rules.
+    if (profile.email !== null && !isAcceptedAddress(profile.email)) {
       profile = { ...profile, email: null, emailVerified: false };
     }
     if (flow.purpose === 'link') return this.link(flow, profile, client, refused);

@@ -2,17 +2,11 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsNotEmpty, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
+import { PLAIN_ADDRESS } from '../../common/validation/email-address';
 import { EMAIL_ADDRESS } from '../../openapi/email-address.property';
 
 export const trim = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim() : value;
-
-/**
- * A plain `local@domain`: no quoted local part, no white space, quotes, commas, brackets or
- * backslashes. `IsEmail` alone accepts `"x\r\nBcc: y"@example.com`, which would put a line into a
- * mail header, and `"a,b"@example.com`, which a mailer can read as two recipients.
- */
-const PLAIN_ADDRESS = /^[^\s"(),:;<>[\\\]@]+@[^\s"(),:;<>[\\\]@]+$/;
 
 /** An email address as typed, trimmed; at most 254 characters. `field` names it in messages. */
 export const EmailField = (field = 'email') =>
