@@ -643,6 +643,66 @@ describe('identity providers (OpenID Connect)', () => {
   });
 });
 
+/**
+ * openid-client checks an ID token from the token endpoint for its issuer, audience, expiry and
+ * nonce, but its signature only once `enableNonRepudiationChecks` is on: a provider whose keys do
+ * not verify its tokens must get no sign-in.
+ */
+describe('identity providers: the ID token signature', () => {
+  let t: TestApp;
+  let idp: IdentityProviderProcess;
+  let base: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    idp = await startIdentityProvider(
+      [
+        {
+          client_id: 'auth-service',
+          client_secret: 'corp-secret-0123456789',
+          redirect_uris: [`${base}/api/v1/auth/providers/corp/callback`],
+        },
+      ],
+      { foreignJwks: true },
+    );
+    t = await startTestApp({
+      PUBLIC_URL: base,
+      COOKIE_SECURE: 'false',
+      AUTH_PROVIDERS: JSON.stringify([
+        {
+          id: 'corp',
+          type: 'oidc',
+          name: 'Corp ID',
+          issuer: idp.issuer,
+          client_id: 'auth-service',
+          client_secret: 'corp-secret-0123456789',
+        },
+      ]),
+    });
+    await t.app.listen(port, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await idp?.stop();
+  });
+
+  it("refuses an ID token the provider's published keys do not verify", async () => {
+    const browser = new Browser();
+    const started = await browser.request(
+      `${base}/api/v1/auth/providers/corp/start?redirect_to=${encodeURIComponent(BACK)}`,
+    );
+    const callback = await browser.signInAtProvider(
+      started.headers.get('location')!,
+      `forged-${Date.now()}:forged${Date.now()}@corp.example:1`,
+      `${base}/api/v1/auth/providers/corp/callback`,
+    );
+    const answer = await browser.request(callback);
+    expect(answer.headers.get('location')).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    expect(browser.cookie(base, 'access_token')).toBeUndefined();
+  });
+});
+
 describe('identity providers at boot', () => {
   it('stops the real process with exit 1 and one line naming each bad entry', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'auth-providers-boot-'));

@@ -78,7 +78,13 @@ export class OidcClient {
       {
         timeout: TIMEOUT_SECONDS,
         // Accepted at boot only outside production, and only on loopback.
-        execute: issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
+        // openid-client checks an ID token from the token endpoint for issuer, audience,
+        // expiry and nonce, but its signature (against the provider's JWKS) only with
+        // non-repudiation checks on: without them a forged token would pass.
+        execute: [
+          ...(issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : []),
+          oidc.enableNonRepudiationChecks,
+        ],
       },
     );
   }

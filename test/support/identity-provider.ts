@@ -16,7 +16,11 @@ export interface IdentityProviderProcess {
 /** oidc-provider on a loopback port of its own, for the given clients. */
 export async function startIdentityProvider(
   clients: TestClient[],
-  options: { anyLoopbackRedirect?: boolean } = {},
+  options: {
+    anyLoopbackRedirect?: boolean;
+    /** Serve a JWKS without the key that signs the ID tokens (their signature must be checked). */
+    foreignJwks?: boolean;
+  } = {},
 ): Promise<IdentityProviderProcess> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'oidc-provider.js')], {
@@ -25,6 +29,7 @@ export async function startIdentityProvider(
       OIDC_PORT: String(port),
       OIDC_CLIENTS: JSON.stringify(clients),
       OIDC_ANY_LOOPBACK_REDIRECT: options.anyLoopbackRedirect ? '1' : '0',
+      OIDC_FOREIGN_JWKS: options.foreignJwks ? '1' : '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

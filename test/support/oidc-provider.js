@@ -47,5 +47,17 @@ if (process.env.OIDC_ANY_LOOPBACK_REDIRECT === '1') {
     return /^http:\/\/(localhost|127\.0\.0\.1):\d+\//.test(value) || allowed.call(this, value);
   };
 }
+// A provider whose published keys are not the ones it signs with: an ID token from it is a forged
+// one to a relying party that checks signatures.
+if (process.env.OIDC_FOREIGN_JWKS === '1') {
+  const { generateKeyPairSync } = require('node:crypto');
+  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const key = { ...publicKey.export({ format: 'jwk' }), use: 'sig', alg: 'RS256' };
+  provider.use(async (ctx, next) => {
+    if (ctx.path !== '/jwks') return next();
+    ctx.type = 'application/jwk-set+json';
+    ctx.body = { keys: [key] };
+  });
+}
 // Only loopback: the suites' own provider.
 provider.listen(port, '127.0.0.1', () => process.stdout.write(`listening ${issuer}\n`));
