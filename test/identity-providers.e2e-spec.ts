@@ -477,6 +477,22 @@ describe('identity providers (OpenID Connect)', () => {
     expect(rows).toEqual([]);
   });
 
+  it('sends a disabled account back with PROVIDER_ERROR, the one code the contract has for it', async () => {
+    const login = account(freshEmail('disabled'));
+    const first = await signIn(login);
+    const userId = claimsOf(first.browser.cookie(base, 'access_token')!).sub as string;
+    const admin = await registerAndLogin(t, uniqueUser('disabler'));
+    await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
+    await t
+      .http()
+      .post(`/api/v1/admin/users/${userId}/disable`)
+      .set('Authorization', `Bearer ${admin.access}`)
+      .expect(200);
+    const again = await signIn(login);
+    expect(again.location).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    expect(again.browser.cookie(base, 'access_token')).toBeUndefined();
+  });
+
   it('answers where an email domain signs in, and 404 for others', async () => {
     const answer = await t
       .http()

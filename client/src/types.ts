@@ -351,7 +351,7 @@ export interface LinkedIdentity {
 
 /**
  * What a provider's round trip left in the address it came back to: nothing (signed in, or
- * linked), an `error` (`ACCOUNT_EXISTS`, `ACCOUNT_DISABLED`, `PROVIDER_ERROR`), or the second step
+ * linked), an `error` (`ACCOUNT_EXISTS` or `PROVIDER_ERROR`), or the second step
  * the account asks for (answer it with `verifySecondFactor`).
  */
 export type ProviderReturn =

@@ -21,7 +21,8 @@ import { FederationStates } from './federation-states.service';
 import { ProviderProfile } from './provider-profile';
 import { ProviderClients } from './provider-clients.service';
 
-export type RedirectError = 'ACCOUNT_EXISTS' | 'PROVIDER_ERROR' | 'ACCOUNT_DISABLED';
+/** The contract's two callback codes (decisions.md): a client knows no others. */
+export type RedirectError = 'ACCOUNT_EXISTS' | 'PROVIDER_ERROR';
 
 /** Where the callback sends the browser, and with what. */
 export type CallbackOutcome = { redirectTo: string } & (
@@ -154,7 +155,9 @@ export class FederatedSignIn {
       user = await this.createAccount(flow.provider, profile, client);
       if (!user) return refused('ACCOUNT_EXISTS', 'its email was registered meanwhile');
     }
-    if (user.disabledAt) return refused('ACCOUNT_DISABLED', `${user.id} is disabled`);
+    // PROVIDER_ERROR: the contract's redirect has no other code, and a disabled account is told
+    // as much by its password login (403 ACCOUNT_DISABLED) and the audit trail.
+    if (user.disabledAt) return refused('PROVIDER_ERROR', `${user.id} is disabled`);
     try {
       const signedIn = await this.auth.firstStepPassed(user, 'fed', client);
       return 'mfa_required' in signedIn

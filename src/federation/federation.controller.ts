@@ -112,8 +112,8 @@ export class FederationController {
     description:
       '302 to the flow\'s `redirect_to`: with the session cookies (`amr: ["fed"]`) after a ' +
       'sign-in; unchanged after linking; with `?error=ACCOUNT_EXISTS` (the email belongs to an ' +
-      'account this identity is not linked to), `?error=ACCOUNT_DISABLED` or ' +
-      '`?error=PROVIDER_ERROR` (anything else) and no cookies after a refusal; with ' +
+      'account this identity is not linked to) or `?error=PROVIDER_ERROR` (anything else, a ' +
+      'disabled account included) and no cookies after a refusal; with ' +
       '`#mfa_required=true&challenge=…&methods=…` when the account has a second factor (answer ' +
       'it at `POST /auth/mfa/verify`). A state that opens no flow of this browser and names no ' +
       'app is 400 PROVIDER_ERROR.',

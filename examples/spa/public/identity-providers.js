@@ -10,7 +10,6 @@ const $ = (selector) => document.querySelector(selector);
 const RETURN_ERRORS = {
   ACCOUNT_EXISTS:
     'An account with this email already exists. Sign in to it, then link the provider from your account page.',
-  ACCOUNT_DISABLED: 'This account has been disabled.',
   PROVIDER_ERROR: 'Signing in with the provider did not work. Try again.',
 };
 
