@@ -493,6 +493,34 @@ describe('identity providers (OpenID Connect)', () => {
     expect(again.browser.cookie(base, 'access_token')).toBeUndefined();
   });
 
+  /**
+   * The flow cookie goes to every start route (the sign-in's under /auth, the link's under
+   * /users/me): scoped to /auth/providers, a browser did not send it to the link's start, which
+   * then set a new value and orphaned a sign-in in progress in another tab.
+   */
+  it("keeps one flow cookie for the API's start routes, so a link does not end a sign-in", async () => {
+    const flowCookie = (answer: { headers: Record<string, unknown> }) =>
+      ([] as string[])
+        .concat((answer.headers['set-cookie'] as string[] | undefined) ?? [])
+        .find((line) => line.startsWith('auth_flow='))!;
+    const signInStart = await t
+      .http()
+      .get(`/api/v1/auth/providers/corp/start?redirect_to=${encodeURIComponent(BACK)}`)
+      .expect(302);
+    const issued = flowCookie(signInStart);
+    expect(issued).toMatch(/; Path=\/api\/v1(;|$)/i);
+    const value = /^auth_flow=([^;]+)/.exec(issued)![1];
+
+    const owner = await registerAndLogin(t, uniqueUser('two-tabs'));
+    const linkStart = await t
+      .http()
+      .get(`/api/v1/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`)
+      .set('Authorization', `Bearer ${owner.access}`)
+      .set('Cookie', `auth_flow=${value}`)
+      .expect(302);
+    expect(/^auth_flow=([^;]+)/.exec(flowCookie(linkStart))![1]).toBe(value);
+  });
+
   it('answers where an email domain signs in, and 404 for others', async () => {
     const answer = await t
       .http()

@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { CookieConfig, HttpPlatform } from '../config/config.sections';
+import { AppConfig, CookieConfig, HttpPlatform } from '../config/config.sections';
 import { HttpRequest } from '../common/http/http-request';
 import { setCookie } from '../platform/response-cookies';
 import { randomToken } from '../tokens/token-hash';
 import { FLOW_TTL_SECONDS } from './federation-states.service';
 
 const NAME = 'auth_flow';
-/** Sent only to the callback (and the start routes' answers set it). */
-const PATH = '/api/v1/auth/providers';
 const VALUE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
@@ -20,10 +18,21 @@ const VALUE = /^[A-Za-z0-9_-]{43}$/;
  */
 @Injectable()
 export class FlowCookie {
+  /**
+   * The API's root under PUBLIC_URL (`/api/v1`): the cookie must reach every start route (the
+   * sign-in's under /auth/providers, the link's under /users/me/identities) as well as the
+   * callback. Scoped to one of them, the other start never saw the browser's value, set a new
+   * one and orphaned a round trip in progress in another tab.
+   */
+  private readonly path: string;
+
   constructor(
     private readonly cookies: CookieConfig,
     private readonly adapterHost: HttpAdapterHost,
-  ) {}
+    app: AppConfig,
+  ) {
+    this.path = `${new URL(app.publicUrl).pathname.replace(/\/+$/, '')}/api/v1`;
+  }
 
   read(request: HttpRequest): string | undefined {
     const value = request.cookies?.[NAME];
@@ -38,7 +47,7 @@ export class FlowCookie {
       response,
       NAME,
       value,
-      { httpOnly: true, secure: this.cookies.secure, sameSite: 'lax', path: PATH },
+      { httpOnly: true, secure: this.cookies.secure, sameSite: 'lax', path: this.path },
       FLOW_TTL_SECONDS,
     );
     return value;
