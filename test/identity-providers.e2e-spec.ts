@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as jwt from 'jsonwebtoken';
+import { IdentityProviders1764806400000 } from '../src/database/migrations/1764806400000-identity-providers';
 import { EmailCodes } from '../src/email-codes/email-codes.service';
 import { Metrics } from '../src/metrics/metrics.service';
 import { UserDirectory } from '../src/users/user-directory.service';
@@ -684,6 +685,21 @@ describe('identity providers (OpenID Connect)', () => {
     const access = verified.headers['set-cookie'] as unknown as string[];
     const token = /access_token=([^;]+)/.exec(access.join('\n'))![1];
     expect(claimsOf(token).amr).toEqual(['fed', 'otp']);
+  });
+  // Last: it runs the migration's down against this suite's database.
+  it('will not go back below the identity providers while passwordless accounts exist', async () => {
+    const { browser } = await signIn(account(freshEmail('kept')));
+    const userId = claimsOf(browser.cookie(base, 'access_token')!).sub as string;
+    const runner = t.dataSource.createQueryRunner();
+    try {
+      await expect(new IdentityProviders1764806400000().down(runner)).rejects.toThrow(
+        /passwordless/,
+      );
+    } finally {
+      await runner.release();
+    }
+    const rows = await t.dataSource.query<unknown[]>('SELECT id FROM users WHERE id = ?', [userId]);
+    expect(rows).toHaveLength(1);
   });
 });
 

@@ -85,8 +85,23 @@ export class IdentityProviders1764806400000 implements MigrationInterface {
     );
   }
 
+  /**
+   * Refused while accounts without a password exist: `password_hash` cannot become required
+   * again with them, and deleting them (with everything of theirs) is no thing a schema step may
+   * decide. They set a password through the reset mail, or an administrator deletes them; then
+   * this runs.
+   */
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DELETE FROM users WHERE password_hash IS NULL`);
+    const [{ count }] = (await queryRunner.query(
+      'SELECT COUNT(*) AS count FROM users WHERE password_hash IS NULL',
+    )) as Array<{ count: number | string }>;
+    if (Number(count) > 0) {
+      throw new Error(
+        `Cannot revert IdentityProviders1764806400000: ${Number(count)} passwordless ` +
+          'account(s) (made by an identity provider) exist and password_hash would become ' +
+          'required again. Have them set a password (reset mail) or delete them, then revert.',
+      );
+    }
     const column = (await queryRunner.getTable('users'))!.findColumnByName('password_hash')!;
     await queryRunner.changeColumn(
       'users',
