@@ -5,7 +5,8 @@ import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { IdentitiesService } from '../identities/identities.service';
 import { UserIdentity } from '../identities/user-identity.entity';
-import { PasskeysService, hasPassword } from '../passkeys/passkeys.service';
+import { PasskeysService } from '../passkeys/passkeys.service';
+import { hasPassword } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 
 /** The signed-in user's linked identities: listed, and unlinked while another way in remains. */

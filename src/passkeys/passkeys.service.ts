@@ -10,7 +10,7 @@ import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
 import { IdentitiesService } from '../identities/identities.service';
 import { hashToken } from '../tokens/token-hash';
-import { User } from '../users/user.entity';
+import { User, hasPassword } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { RegistrationResponseDto } from './dto/registration-response.dto';
 import { cleanPasskeyName } from './dto/passkey-name.field';
@@ -24,11 +24,6 @@ const DEFAULT_NAME = 'Passkey';
 /** The WebAuthn user handle of an account: its id's bytes (opaque, and no personal data). */
 export function userHandleOf(userId: string): Buffer {
   return Buffer.from(userId, 'utf8');
-}
-
-/** An account without a password (created by an identity provider) has only its other ways in. */
-export function hasPassword(user: Pick<User, 'passwordHash'>): boolean {
-  return Boolean(user.passwordHash);
 }
 
 /**

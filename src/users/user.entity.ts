@@ -60,3 +60,12 @@ export class User {
   @Column({ name: 'updated_at', type: 'datetime' })
   updatedAt!: Date;
 }
+
+/**
+ * An account without a password (created by an identity provider) has only its other ways in.
+ * Here, by the column, for every feature that counts an account's ways in (passkeys, linked
+ * identities) without one depending on another.
+ */
+export function hasPassword(user: Pick<User, 'passwordHash'>): boolean {
+  return Boolean(user.passwordHash);
+}
