@@ -36,6 +36,10 @@ import { FlowCookie } from './flow-cookie';
 import { IdentityLinks } from './identity-links.service';
 
 /**
+ * Here rather than in src/identities, beside the table's service: linking is a provider's round
+ * trip (FederatedSignIn, FlowCookie) and FederationModule imports IdentitiesModule, so the
+ * controller there would make the two modules import each other.
+ *
  * The signed-in user's identities at providers. Linking and unlinking change the ways into the
  * account, so they take a recent sign-in (STEP_UP_MAX_AGE), as a passkey's registration and
  * removal do: a stolen session must not add its thief's identity or take the owner's away.
@@ -72,8 +76,9 @@ export class IdentitiesController {
     description:
       'The sign-in round trip, ending linked: 302 to the provider, back at `redirect_to` (with ' +
       '`?error=ACCOUNT_EXISTS` when that identity belongs to another account or the account ' +
-      'already has one of this provider, `?error=PROVIDER_ERROR` otherwise). Signed in by ' +
-      'the access-token cookie, recently.',
+      'already has one of this provider, `?error=PROVIDER_ERROR` otherwise, also when every ' +
+      'session of the account was ended meanwhile, by a reset for one). Signed in by the ' +
+      'access-token cookie, recently. The account is mailed a notice once linked.',
   })
   @ApiParam(PROVIDER_ID)
   @ApiQuery(REDIRECT_TO)
