@@ -5,6 +5,7 @@ import {
   expectError,
   login,
   registerAndLogin,
+  registerUser,
   uniqueUser,
 } from './support/auth-helpers';
 import { ServerProbe } from '../src/database/server-probe';
@@ -238,6 +239,41 @@ describe('a busy pool on a healthy database', () => {
     expect(statuses).toEqual(Array(8).fill(200));
     // And the requests that queued for the connection meanwhile are served.
     await registerAndLogin(t);
+  });
+});
+
+describe('an instance booting on a machine where connections are slow to open', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    if (database.kind !== 'mysql') throw new Error('This suite needs MariaDB (TEST_DATABASE_URL)');
+    const direct = new URL(database.url);
+    proxy = await new TcpProxy(direct.hostname, Number(direct.port || 3306)).start();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.stop();
+    await database?.drop();
+  });
+
+  it('is ready once booted: a slow handshake of the probe is not taken for a server that does not answer', async () => {
+    // Slower than a probe may take to answer, well within a request's deadline: as CI saw a
+    // handshake take on a busy machine, the instance then answering 503 for its first second.
+    proxy.connectDelayMs = 700;
+    const proxied = new URL(database.url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    t = await startTestApp({}, { database: { ...database, url: proxied.toString() } });
+    // A load balancer's view of its first seconds, past the first checks of its probe.
+    const statuses: number[] = [];
+    for (let probe = 0; probe < 20; probe++) {
+      statuses.push((await t.http().get('/api/v1/health/ready')).status);
+      await sleep(100);
+    }
+    expect(statuses).toEqual(Array(20).fill(200));
+    await registerUser(t);
   });
 });
 

@@ -66,7 +66,8 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
     );
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    await this.server?.open(this.timeoutMs);
     this.probe.start();
   }
 

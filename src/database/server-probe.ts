@@ -27,6 +27,22 @@ export class ServerProbe {
     }
   }
 
+  /**
+   * Opens the probe's connection ahead of its first check, allowing it `connectTimeoutMs`: a
+   * handshake is slower than a `SELECT 1` (more so on a busy machine starting several
+   * processes), and the first check must measure the server, not the handshake, or a booting
+   * instance is taken out for a second while its database answers. A failure is left to the
+   * checks to find.
+   */
+  async open(connectTimeoutMs: number): Promise<void> {
+    if (this.connection) return;
+    const connection = (this.connection = this.connect(connectTimeoutMs));
+    await new Promise<void>((resolve) => {
+      connection.once('connect', () => resolve());
+      connection.once('error', () => resolve());
+    });
+  }
+
   close(): void {
     if (this.connection) this.drop(this.connection);
   }
@@ -46,10 +62,10 @@ export class ServerProbe {
     });
   }
 
-  private connect(): Connection {
+  private connect(connectTimeoutMs = this.timeoutMs): Connection {
     const connection = createConnection({
       uri: this.url.replace(/^mariadb:/, 'mysql:'),
-      connectTimeout: this.timeoutMs,
+      connectTimeout: connectTimeoutMs,
     });
     // Failures reach the probe through its query; a connection error must not reach the
     // process. A connection the server closed is not kept for the next probe (and not destroyed

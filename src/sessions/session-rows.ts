@@ -54,7 +54,7 @@ export class SessionRows {
         row.amr,
       ],
     );
-    return this.reissue(row, jti);
+    return this.reissue(row, jti, row.createdAt);
   }
 
   /**
@@ -90,7 +90,7 @@ export class SessionRows {
     );
     // The claimed row is held by this transaction: it cannot have gone.
     if (inserted !== 1) throw new Error('The rotated refresh session has no row');
-    return this.reissue(row, jti);
+    return this.reissue(row, jti, row.createdAt);
   }
 
   /** How a stored row's session was authenticated (a row older than the columns: a login). */
@@ -105,8 +105,10 @@ export class SessionRows {
    * Signs the token for a stored session: the same row always gives the same token (every claim,
    * `iat` and `exp` included, comes from the row, and HS256 has no randomness). Its `exp` is
    * never past the session's end, even for a row written before SESSION_MAX_AGE was lowered.
+   * `expiresIn` (the cookie's Max-Age) counts from `asOf`: a new row's own creation, so the
+   * cookie matches the token's lifetime whatever second the signing falls in; otherwise now.
    */
-  reissue(row: RefreshSession, jti: string): IssuedRefreshToken {
+  reissue(row: RefreshSession, jti: string, asOf: Date = new Date()): IssuedRefreshToken {
     const iat = epochSeconds(row.createdAt);
     const exp = epochSeconds(this.lifetime.expiryOf(row));
     const auth = this.authOf(row);
@@ -123,7 +125,7 @@ export class SessionRows {
     };
     return {
       token: this.signer.sign({ ...claims }),
-      expiresIn: Math.max(0, exp - epochSeconds()),
+      expiresIn: Math.max(0, exp - epochSeconds(asOf)),
       expiresAt: exp,
       family: row.familyId,
       auth,

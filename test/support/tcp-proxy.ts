@@ -90,7 +90,22 @@ export class TcpProxy {
     });
   }
 
+  /** Every new connection waits this long before it reaches the server: a slow handshake. */
+  connectDelayMs = 0;
+
   private relay(client: Socket): void {
+    if (this.connectDelayMs > 0) {
+      client.pause();
+      client.on('error', () => undefined);
+      setTimeout(() => {
+        if (!client.destroyed) this.relayNow(client);
+      }, this.connectDelayMs);
+      return;
+    }
+    this.relayNow(client);
+  }
+
+  private relayNow(client: Socket): void {
     if (this.stalled || this.frozen) {
       this.sockets.add(client);
       client.on('error', () => undefined);
