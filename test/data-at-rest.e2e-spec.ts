@@ -82,6 +82,7 @@ describe('what the database holds', () => {
       { name: 'SecondFactor1764547200000' },
       { name: 'Passkeys1764633600000' },
       { name: 'EmailCodes1764720000000' },
+      { name: 'IdentityProviders1764806400000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);

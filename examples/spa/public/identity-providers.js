@@ -56,6 +56,9 @@ export function wireIdentityProviders({ auth, notify, withStepUp }) {
 
   async function load() {
     const list = $('#identity-list');
+    // No provider to sign in with: no card, and nothing to ask the service for.
+    $('#identities').hidden = providers.length === 0;
+    if (providers.length === 0) return;
     try {
       const linked = (await auth.listIdentities()).data.identities;
       list.replaceChildren(
@@ -92,7 +95,6 @@ export function wireIdentityProviders({ auth, notify, withStepUp }) {
           ),
         ),
       );
-      $('#identities').hidden = providers.length === 0;
     } catch (error) {
       list.replaceChildren();
       notify(`Your linked providers could not be listed. ${describe(error)}`);
