@@ -480,6 +480,9 @@ describe('sign-in with a code by email', () => {
     ['an empty token', { token: '' }],
     ['a bad email', { email: 'not-an-email', code: '123456' }],
     ['an unknown field', { token: 'abc', remember: true }],
+    ['a null token', { token: null }],
+    ['a null email with a code', { email: null, code: '123456' }],
+    ['a null code with an email', { email: 'ann@example.com', code: null }],
   ])('refuses %s with 400 VALIDATION_ERROR naming the field', async (_name, body) => {
     const response = await verify(body);
     expectError(response, 400, 'VALIDATION_ERROR');

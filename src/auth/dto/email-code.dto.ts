@@ -39,13 +39,14 @@ export class EmailCodeVerifyDto {
 export function shapeOf(
   body: EmailCodeVerifyDto,
 ): { email: string; code: string } | { token: string } {
+  // A field sent as null is not sent: @IsOptional() lets null through the validators.
   const { email, code, token } = body;
-  if (token !== undefined && email === undefined && code === undefined) return { token };
-  if (token === undefined && email !== undefined && code !== undefined) return { email, code };
+  if (token != null && email == null && code == null) return { token };
+  if (token == null && email != null && code != null) return { email, code };
   const message = 'Send either email and code, or token alone';
   // With a token: the fields that should not be there; without: the ones missing.
   const fields = (['email', 'code'] as const).filter((field) =>
-    token !== undefined ? body[field] !== undefined : body[field] === undefined,
+    token != null ? body[field] != null : body[field] == null,
   );
   throw new AppException('VALIDATION_ERROR', {
     message,
