@@ -82,6 +82,13 @@ describe('identity providers (OpenID Connect)', () => {
   const api = (path: string) => `${base}/api/v1${path}`;
   const startUrl = (redirect = BACK) =>
     api(`/auth/providers/corp/start?redirect_to=${encodeURIComponent(redirect)}`);
+  /** The signed-in account's linked identities, as GET /users/me/identities lists them. */
+  const identitiesOf = (access: string) =>
+    t
+      .http()
+      .get('/api/v1/users/me/identities')
+      .set('Authorization', `Bearer ${access}`)
+      .expect(200);
   const claimsOf = (token: string) => jwt.decode(token) as Record<string, unknown>;
   const counted = async (outcome: string) =>
     (await t.app.get(Metrics).registry.getSingleMetric('auth_federation_total')!.get()).values.find(
@@ -149,11 +156,7 @@ describe('identity providers (OpenID Connect)', () => {
       .expect(200);
     expect(me.body.data.user.email).toBe(email);
     expect(me.body.data.user.emailVerified ?? me.body.data.user.email_verified).toBe(true);
-    const listed = await t
-      .http()
-      .get('/api/v1/users/me/identities')
-      .set('Authorization', `Bearer ${access}`)
-      .expect(200);
+    const listed = await identitiesOf(access);
     expect(listed.body.data.identities).toEqual([
       { provider: 'corp', email, created_at: expect.any(String) },
     ]);
@@ -258,11 +261,7 @@ describe('identity providers (OpenID Connect)', () => {
       expect(browser.cookie(base, 'access_token')).toBeUndefined();
       expect(await counted('account_exists')).toBe(before + 1);
     }
-    const listed = await t
-      .http()
-      .get('/api/v1/users/me/identities')
-      .set('Authorization', `Bearer ${owner.access}`)
-      .expect(200);
+    const listed = await identitiesOf(owner.access);
     expect(listed.body.data.identities).toEqual([]);
   });
 
@@ -278,11 +277,7 @@ describe('identity providers (OpenID Connect)', () => {
     );
     const linked = await browser.request(callback);
     expect(linked.headers.get('location')).toBe(BACK);
-    const listed = await t
-      .http()
-      .get('/api/v1/users/me/identities')
-      .set('Authorization', `Bearer ${owner.access}`)
-      .expect(200);
+    const listed = await identitiesOf(owner.access);
     expect(listed.body.data.identities).toHaveLength(1);
 
     const signedIn = await signIn(login);
@@ -295,11 +290,7 @@ describe('identity providers (OpenID Connect)', () => {
       .delete('/api/v1/users/me/identities/corp')
       .set('Authorization', `Bearer ${owner.access}`)
       .expect(200);
-    const after = await t
-      .http()
-      .get('/api/v1/users/me/identities')
-      .set('Authorization', `Bearer ${owner.access}`)
-      .expect(200);
+    const after = await identitiesOf(owner.access);
     expect(after.body.data.identities).toEqual([]);
   });
 
