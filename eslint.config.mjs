@@ -84,6 +84,8 @@ export default tseslint.config(
         URLSearchParams: 'readonly',
         FormData: 'readonly',
         HTMLInputElement: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
       },
     },
   },

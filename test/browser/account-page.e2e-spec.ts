@@ -45,7 +45,7 @@ describe('the example app’s account page in Chromium', () => {
     const saved = await noticeAfter(page, async () => {
       await page.fill('#profile-name', 'Ann Example');
       await page.fill('#profile-picture', 'https://cdn.example.com/ann.png');
-      await page.click('#profile-form button');
+      await page.click('#profile-form [type=submit]');
     });
     expect(saved).toBe('Your profile was saved.');
     expect(await page.textContent('#user')).toContain('NameAnn Example');
@@ -60,7 +60,7 @@ describe('the example app’s account page in Chromium', () => {
 
     const refused = await noticeAfter(page, async () => {
       await page.fill('#profile-picture', 'http://not-https.example.com/a.png');
-      await page.click('#profile-form button');
+      await page.click('#profile-form [type=submit]');
     });
     expect(refused).toBe('Please correct the fields marked below.');
     expect(await page.getAttribute('#profile-picture', 'aria-invalid')).toBe('true');
@@ -68,7 +68,7 @@ describe('the example app’s account page in Chromium', () => {
     const taken = await noticeAfter(page, async () => {
       await page.fill('#profile-picture', '');
       await page.fill('#profile-username', other.credentials.username);
-      await page.click('#profile-form button');
+      await page.click('#profile-form [type=submit]');
     });
     expect(taken).toMatch(/taken/);
   });
@@ -107,14 +107,14 @@ describe('the example app’s account page in Chromium', () => {
     const wrong = await noticeAfter(page, async () => {
       await page.fill('#password-currentPassword', 'not-my-password');
       await page.fill('#password-newPassword', 'a-fresh-password-1');
-      await page.click('#password-form button');
+      await page.click('#password-form [type=submit]');
     });
     expect(wrong).toBe('The current password is wrong.');
 
     const changed = await noticeAfter(page, async () => {
       await page.fill('#password-currentPassword', PASSWORD);
       await page.fill('#password-newPassword', 'a-fresh-password-1');
-      await page.click('#password-form button');
+      await page.click('#password-form [type=submit]');
     });
     expect(changed).toBe('Your password was changed. Every other device was signed out.');
     expect(await page.inputValue('#password-currentPassword')).toBe('');
@@ -130,7 +130,7 @@ describe('the example app’s account page in Chromium', () => {
     const sent = await noticeAfter(page, async () => {
       await page.fill('#email-newEmail', newEmail);
       await page.fill('#email-password', PASSWORD);
-      await page.click('#email-form button');
+      await page.click('#email-form [type=submit]');
     });
     expect(sent).not.toBe('');
     await waitFor(() => h.sink.to(newEmail).length > 0);
@@ -150,7 +150,7 @@ describe('the example app’s account page in Chromium', () => {
 
     const said = await noticeAfter(page, async () => {
       await page.fill('#delete-password', PASSWORD);
-      await page.click('#delete-form button');
+      await page.click('#delete-form [type=submit]');
     });
 
     expect(said).toBe('Your account was deleted.');

@@ -35,7 +35,7 @@ describe('sign-in with a code by email in the example app', () => {
   async function askThroughPage(page: Page, email: string): Promise<ReceivedMail> {
     const before = h.sink.to(email).length;
     await page.fill('#code-request-email', email);
-    await page.click('#code-request-form button');
+    await page.click('#code-request-form [type=submit]');
     await page.waitForSelector('#code-verify-form:not([hidden])');
     await waitFor(() => h.sink.to(email).length > before);
     const mail = h.sink.to(email).at(-1)!;
@@ -60,7 +60,7 @@ describe('sign-in with a code by email in the example app', () => {
 
     // As the mail shows it, with a space a person might type.
     await page.fill('#code-verify-code', codeOf(mail).replace(/^(\d{3})/, '$1 '));
-    await page.click('#code-verify-form button');
+    await page.click('#code-verify-form [type=submit]');
     await page.waitForSelector('#signed-in:not([hidden])');
     expect(await text(page, '#status')).toBe(`Signed in as ${credentials.username}`);
     expect(await text(page, '#user')).toContain('Email verified\nyes');
@@ -126,21 +126,21 @@ describe('sign-in with a code by email in the example app', () => {
     const mail = await askThroughPage(page, session.credentials.email);
     const code = codeOf(mail);
     await page.fill('#code-verify-code', code === '000000' ? '000001' : '000000');
-    await page.click('#code-verify-form button');
+    await page.click('#code-verify-form [type=submit]');
     await page.waitForSelector('#notice:not([hidden])');
     expect(await text(page, '#notice')).toBe(
       'That code is wrong, expired or already used. Check the email, or ask for a new code.',
     );
 
     await page.fill('#code-verify-code', code);
-    await page.click('#code-verify-form button');
+    await page.click('#code-verify-form [type=submit]');
     await page.waitForSelector('#second-step:not([hidden])');
     expect(await text(page, '#mfa-hint')).toBe(
       'Your code was right. Enter the 6-digit code your authenticator app shows for this account.',
     );
     expect(await sessionCookies()).toBe(0);
     await page.fill('#mfa-code', await codeToType(app));
-    await page.click('#mfa-form button');
+    await page.click('#mfa-form [type=submit]');
     await page.waitForSelector('#signed-in:not([hidden])');
     expect(await text(page, '#status')).toBe(`Signed in as ${session.credentials.username}`);
   });

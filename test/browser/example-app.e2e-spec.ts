@@ -71,7 +71,7 @@ describe('the example app in Chromium', () => {
 
     const registered = await noticeAfter(page, async () => {
       await fill(page, 'register', ann);
-      await page.click('#register-form button');
+      await page.click('#register-form [type=submit]');
     });
     expect(registered).toBe('Registration successful. Check your email to verify your account.');
     expect(await page.inputValue('#register-email')).toBe('');
@@ -122,7 +122,7 @@ describe('the example app in Chromium', () => {
     for (const [field, values] of cases) {
       const said = await noticeAfter(page, async () => {
         await fill(page, 'register', values);
-        await page.click('#register-form button');
+        await page.click('#register-form [type=submit]');
       });
       expect(said).toBe('Please correct the fields marked below.');
       const input = `#register-${field}`;
@@ -139,7 +139,7 @@ describe('the example app in Chromium', () => {
     expect(messages).not.toContain('The request is invalid');
 
     await fill(page, 'register', { email: 'a@b', username: 'x', password: 'p'.repeat(80) });
-    await page.click('#register-form button');
+    await page.click('#register-form [type=submit]');
     await page.waitForSelector('#register-password-error');
     expect(await page.locator('#register-form .field-error').count()).toBe(3);
     await screenshot(page, 'field-error');
@@ -188,9 +188,9 @@ describe('the example app in Chromium', () => {
     });
     await fill(page, 'register', user);
 
-    await page.dblclick('#register-form button');
+    await page.dblclick('#register-form [type=submit]');
     expect(await page.getAttribute('#register-form', 'aria-busy')).toBe('true');
-    expect(await page.getAttribute('#register-form button', 'aria-disabled')).toBe('true');
+    expect(await page.getAttribute('#register-form [type=submit]', 'aria-disabled')).toBe('true');
     // Busy, the button keeps the keyboard focus (a disabled one would lose it).
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
       'Creating the account…',
@@ -199,7 +199,7 @@ describe('the example app in Chromium', () => {
 
     expect(await notice(page)).toMatch(/^Registration successful/);
     expect(sent).toBe(1);
-    expect(await page.getAttribute('#register-form button', 'aria-disabled')).toBeNull();
+    expect(await page.getAttribute('#register-form [type=submit]', 'aria-disabled')).toBeNull();
     expect(await page.getAttribute('#register-form', 'aria-busy')).toBeNull();
     await mailTo(user.email);
     expect(h.sink.to(user.email.toLowerCase())).toHaveLength(1);
@@ -212,7 +212,7 @@ describe('the example app in Chromium', () => {
     const attempt = () =>
       noticeAfter(page, async () => {
         await fill(page, 'login', { email: credentials.email, password: 'not-the-password' });
-        await page.click('#login-form button');
+        await page.click('#login-form [type=submit]');
       });
 
     expect(await attempt()).toBe('Wrong email or password.');
@@ -340,7 +340,7 @@ describe('the example app in Chromium', () => {
 
     const sent = await noticeAfter(page, async () => {
       await fill(page, 'forgot', { email: user.email });
-      await page.click('#forgot-form button');
+      await page.click('#forgot-form [type=submit]');
     });
     expect(sent).toMatch(/reset/i);
     expect(await page.inputValue('#forgot-email')).toBe('');
@@ -353,7 +353,7 @@ describe('the example app in Chromium', () => {
     expect(new URL(page.url()).search).toBe('');
     const done = await noticeAfter(page, async () => {
       await page.fill('#reset-newPassword', 'a-brand-new-pass');
-      await page.click('#reset-form button');
+      await page.click('#reset-form [type=submit]');
     });
     expect(done).toBe('Your password was changed. Log in with the new one.');
 
@@ -367,7 +367,7 @@ describe('the example app in Chromium', () => {
     await page.waitForSelector('body[data-ready="true"]');
     const reused = await noticeAfter(page, async () => {
       await page.fill('#reset-newPassword', 'another-new-pass');
-      await page.click('#reset-form button');
+      await page.click('#reset-form [type=submit]');
     });
     expect(reused).toBe('This reset link is invalid or has expired. Ask for a new one below.');
     expect(await page.isVisible('#forgot-form')).toBe(true);
@@ -381,7 +381,7 @@ describe('the example app in Chromium', () => {
 
     const said = await noticeAfter(page, async () => {
       await fill(page, 'resend', { email: user.email });
-      await page.click('#resend-form button');
+      await page.click('#resend-form [type=submit]');
     });
 
     expect(said).toMatch(/sent/i);

@@ -141,7 +141,7 @@ export async function logInThroughPage(
 ): Promise<void> {
   await page.fill('#login-email', credentials.email);
   await page.fill('#login-password', credentials.password);
-  await page.click('#login-form button');
+  await page.click('#login-form [type=submit]');
   await page.waitForSelector('#signed-in:not([hidden])');
 }
 

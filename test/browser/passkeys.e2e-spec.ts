@@ -83,7 +83,7 @@ describe('passkeys in the example app', () => {
       document.querySelector('#passkeys-status')?.textContent?.startsWith('None yet'),
     );
     await tab.page.fill('#passkey-name', name);
-    const added = await noticeAfter(tab.page, () => tab.page.click('#passkey-add-form button'));
+    const added = await noticeAfter(tab.page, () => tab.page.click('#passkey-add-form [type=submit]'));
     expect(added).toBe(
       `The passkey “${name}” was added. Sign in with it next time, or use it after your password.`,
     );
@@ -146,7 +146,7 @@ describe('passkeys in the example app', () => {
     await logOut(page);
     await page.fill('#login-email', credentials.email);
     await page.fill('#login-password', credentials.password);
-    await page.click('#login-form button');
+    await page.click('#login-form [type=submit]');
     await page.waitForSelector('#second-step:not([hidden])');
     expect(await page.isVisible('#mfa-passkey')).toBe(true);
     expect(await page.isVisible('#mfa-code')).toBe(false);

@@ -48,7 +48,7 @@ describe('two-step sign-in in the example app', () => {
   async function passwordStep(page: Page, credentials: { email: string; password: string }) {
     await page.fill('#login-email', credentials.email);
     await page.fill('#login-password', credentials.password);
-    await page.click('#login-form button');
+    await page.click('#login-form [type=submit]');
     await page.waitForSelector('#second-step:not([hidden])');
   }
   async function logOut(page: Page) {
@@ -107,7 +107,7 @@ describe('two-step sign-in in the example app', () => {
     const on = await noticeAfter(page, async () => {
       // As the app shows it, with its space.
       await page.fill('#totp-code', (await codeToType(app)).replace(/^(\d{3})/, '$1 '));
-      await page.click('#totp-confirm-form button');
+      await page.click('#totp-confirm-form [type=submit]');
     });
     expect(on).toBe('Two-step sign-in is on.');
     await page.waitForSelector('#recovery:not([hidden])');
@@ -142,7 +142,7 @@ describe('two-step sign-in in the example app', () => {
     expect(await sessionCookies()).toBe(0);
     await screenshot(page, 'second-step');
     await page.fill('#mfa-code', await codeToType(app));
-    await page.click('#mfa-form button');
+    await page.click('#mfa-form [type=submit]');
     await page.waitForSelector('#signed-in:not([hidden])');
     expect(await text(page, '#status')).toBe(`Signed in as ${credentials.username}`);
     expect(await focused(page)).toBe('account-title');
@@ -156,7 +156,7 @@ describe('two-step sign-in in the example app', () => {
     expect(await page.isVisible('#mfa-code')).toBe(false);
     expect(await text(page, '#mfa-switch')).toBe('Use a code from the app instead');
     await page.fill('#mfa-recovery-code', codes[0]);
-    await page.click('#mfa-form button');
+    await page.click('#mfa-form [type=submit]');
     await page.waitForSelector('#signed-in:not([hidden])');
     await page.waitForFunction(() =>
       document.querySelector('#two-step-status')?.textContent?.includes('9 recovery codes left'),
@@ -176,7 +176,7 @@ describe('two-step sign-in in the example app', () => {
     // Off again, with a code from the app.
     const off = await noticeAfter(page, async () => {
       await page.fill('#totp-disable-code', await codeToType(app));
-      await page.click('#totp-disable-form button');
+      await page.click('#totp-disable-form [type=submit]');
     });
     expect(off).toBe('Two-step sign-in is off. Signing in takes only your password now.');
     expect(await text(page, '#two-step-status')).toBe('Off: signing in takes only your password.');
@@ -198,7 +198,7 @@ describe('two-step sign-in in the example app', () => {
 
     const wrongFirst = await noticeAfter(page, async () => {
       await page.fill('#totp-code', '000000');
-      await page.click('#totp-confirm-form button');
+      await page.click('#totp-confirm-form [type=submit]');
     });
     expect(wrongFirst).toBe(
       'That code is wrong or has been used. Enter the code your authenticator app shows now.',
@@ -207,7 +207,7 @@ describe('two-step sign-in in the example app', () => {
     expect(await focused(page)).toBe('totp-code');
     expect(await text(page, '#two-step-status')).toBe('Off: signing in takes only your password.');
     await page.fill('#totp-code', await codeToType(app));
-    await page.click('#totp-confirm-form button');
+    await page.click('#totp-confirm-form [type=submit]');
     await page.waitForSelector('#recovery:not([hidden])');
     const [first, second] = await recoveryCodes(page);
     await page.click('#recovery-done');
@@ -217,7 +217,7 @@ describe('two-step sign-in in the example app', () => {
     await passwordStep(page, credentials);
     const wrong = await noticeAfter(page, async () => {
       await page.fill('#mfa-code', '000000');
-      await page.click('#mfa-form button');
+      await page.click('#mfa-form [type=submit]');
     });
     expect(wrong).toBe(
       'That code is wrong or has been used. Enter the code your authenticator app shows now.',
@@ -225,7 +225,7 @@ describe('two-step sign-in in the example app', () => {
     expect(await focused(page)).toBe('mfa-code');
     await page.click('#mfa-switch');
     await page.fill('#mfa-recovery-code', first);
-    await page.click('#mfa-form button');
+    await page.click('#mfa-form [type=submit]');
     await page.waitForSelector('#signed-in:not([hidden])');
     await logOut(page);
     await passwordStep(page, credentials);
@@ -234,7 +234,7 @@ describe('two-step sign-in in the example app', () => {
     await page.click('#mfa-switch');
     const used = await noticeAfter(page, async () => {
       await page.fill('#mfa-recovery-code', first);
-      await page.click('#mfa-form button');
+      await page.click('#mfa-form [type=submit]');
     });
     expect(used).toBe(
       'That recovery code is wrong or has been used. Check it, or try another one.',
@@ -256,7 +256,7 @@ describe('two-step sign-in in the example app', () => {
       .expect(200);
     const expired = await noticeAfter(page, async () => {
       await page.fill('#mfa-code', await codeToType(app));
-      await page.click('#mfa-form button');
+      await page.click('#mfa-form [type=submit]');
     });
     expect(expired).toBe(
       'This sign-in attempt has expired. Log in again with your email and password.',
@@ -267,19 +267,19 @@ describe('two-step sign-in in the example app', () => {
     await passwordStep(page, credentials);
     await page.click('#mfa-switch');
     await page.fill('#mfa-recovery-code', second);
-    await page.click('#mfa-form button');
+    await page.click('#mfa-form [type=submit]');
     await page.waitForSelector('#signed-in:not([hidden])');
     await page.waitForSelector('#totp-on:not([hidden])');
     await page.click('#totp-disable-switch');
     expect(await focused(page)).toBe('totp-disable-password');
     const wrongPassword = await noticeAfter(page, async () => {
       await page.fill('#totp-disable-password', 'not-my-password');
-      await page.click('#totp-disable-form button');
+      await page.click('#totp-disable-form [type=submit]');
     });
     expect(wrongPassword).toBe('The current password is wrong.');
     const off = await noticeAfter(page, async () => {
       await page.fill('#totp-disable-password', credentials.password);
-      await page.click('#totp-disable-form button');
+      await page.click('#totp-disable-form [type=submit]');
     });
     expect(off).toBe('Two-step sign-in is off. Signing in takes only your password now.');
 

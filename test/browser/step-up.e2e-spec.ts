@@ -57,9 +57,9 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     await logInThroughPage(annPage, ann.credentials);
     await bobPage.fill('#login-email', bob.credentials.email);
     await bobPage.fill('#login-password', bob.credentials.password);
-    await bobPage.click('#login-form button');
+    await bobPage.click('#login-form [type=submit]');
     await bobPage.fill('#mfa-code', await codeToType(bobsApp));
-    await bobPage.click('#mfa-form button');
+    await bobPage.click('#mfa-form [type=submit]');
     await bobPage.waitForSelector('#totp-on:not([hidden])');
 
     // Both sign-ins are no longer recent.
@@ -81,12 +81,12 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     await annPage.click('#totp-begin');
     await stepUpAsked(annPage);
     await annPage.fill('#reauth-password', 'not-my-password');
-    await annPage.click('#reauth-form button');
+    await annPage.click('#reauth-form [type=submit]');
     await annPage.waitForSelector('#reauth-error:not([hidden])');
     expect(await text(annPage, '#reauth-error')).toBe('The current password is wrong.');
     expect(await focused(annPage)).toBe('reauth-password');
     await annPage.fill('#reauth-password', ann.credentials.password);
-    await annPage.click('#reauth-form button');
+    await annPage.click('#reauth-form [type=submit]');
     await annPage.waitForSelector('#totp-enrol:not([hidden])');
     expect(await annPage.isVisible('#reauth-dialog')).toBe(false);
     expect(await text(annPage, '#totp-secret')).toMatch(/^[A-Z2-7 ]{32,}$/);
@@ -101,7 +101,7 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     expect(await bobPage.isVisible('#reauth-password')).toBe(false);
     const renewed = await noticeAfter(bobPage, async () => {
       await bobPage.fill('#reauth-code', await codeToType(bobsApp));
-      await bobPage.click('#reauth-form button');
+      await bobPage.click('#reauth-form [type=submit]');
     });
     expect(renewed).toBe('You have new recovery codes.');
     expect(await bobPage.locator('#recovery-list li').count()).toBe(10);
@@ -110,7 +110,7 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     await bobPage.click('#totp-disable-switch');
     const off = await noticeAfter(bobPage, async () => {
       await bobPage.fill('#totp-disable-password', bob.credentials.password);
-      await bobPage.click('#totp-disable-form button');
+      await bobPage.click('#totp-disable-form [type=submit]');
     });
     expect(off).toBe('Two-step sign-in is off. Signing in takes only your password now.');
     expect(await bobPage.isVisible('#reauth-dialog')).toBe(false);
@@ -147,7 +147,7 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     await page.waitForSelector('#totp-enrol:not([hidden])');
     const app = new Authenticator((await text(page, '#totp-secret')).replace(/\s/g, ''));
     await page.fill('#totp-code', await codeToType(app));
-    await page.click('#totp-confirm-form button');
+    await page.click('#totp-confirm-form [type=submit]');
     await page.waitForSelector('#recovery:not([hidden])');
 
     // Everything else opens up: the sessions are listed now.

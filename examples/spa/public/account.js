@@ -2,6 +2,7 @@
 // through one SDK call.
 import { describe } from './messages.js';
 import { clearForm, whileBusy } from './forms.js';
+import { clearResults, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -28,22 +29,47 @@ export function deviceName(userAgent) {
 const when = (iso) =>
   new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' });
 
+/** How often the sessions list is read again while the page is in view. */
+const SESSIONS_EVERY_MS = 30_000;
+
 /**
- * Wires the signed-in forms with what the app shares: the SDK client, its notice, the view of a
- * signed-in user, and its way of handling a form (busy button, field errors, notice).
+ * Wires the signed-in forms with what the app shares: the SDK client, the view of a signed-in
+ * user, and its way of handling a form (busy button, field errors, result).
  */
-export function wireAccount({ auth, notify, showSignedIn, onSubmit }) {
+export function wireAccount({ auth, showSignedIn, onSubmit }) {
+  const card = $('#sessions');
+  let timer;
+
+  /**
+   * Lists the sessions, and keeps the list live: read again every little while the page is in
+   * view, and when it comes back into view (a sign-in elsewhere shows up without a reload).
+   */
   async function loadSessions() {
+    clearTimeout(timer);
     const list = $('#session-list');
     try {
       const { data } = await auth.listSessions();
-      list.replaceChildren(...data.sessions.map(sessionItem));
+      // A person reading the list must not lose the button under their finger or focus.
+      if (!list.contains(document.activeElement) || list.children.length === 0) {
+        list.replaceChildren(...data.sessions.map(sessionItem));
+      }
       $('#end-others').hidden = data.sessions.length < 2;
     } catch (error) {
-      const item = document.createElement('li');
-      item.textContent = `The sessions could not be listed. ${describe(error)}`;
-      list.replaceChildren(item);
+      say(card, `The sessions could not be listed. ${describe(error)}`, 'error', { focus: false });
     }
+    if (!$('#signed-in').hidden) timer = setTimeout(whenVisible, SESSIONS_EVERY_MS);
+  }
+
+  function whenVisible() {
+    if (document.visibilityState === 'visible' && !$('#signed-in').hidden) void loadSessions();
+  }
+  document.addEventListener('visibilitychange', whenVisible);
+
+  /** After a sign-out: nothing more is read. */
+  function reset() {
+    clearTimeout(timer);
+    $('#session-list').replaceChildren();
+    clearResults(card);
   }
 
   function sessionItem(session) {
@@ -73,13 +99,17 @@ export function wireAccount({ auth, notify, showSignedIn, onSubmit }) {
       );
       end.addEventListener('click', () => {
         void whileBusy(end, 'Signing out…', async () => {
+          clearResults(card);
+          let said = ['That device was signed out.', 'success'];
           try {
             await auth.endSession(session.id);
-            notify('That device was signed out.', 'success');
           } catch (error) {
-            notify(`The session could not be ended. ${describe(error)}`);
+            said = [`The session could not be ended. ${describe(error)}`, 'error'];
           }
+          // Its row is gone: the result takes the focus.
+          end.blur();
           await loadSessions();
+          say(card, ...said);
         });
       });
       item.append(end);
@@ -89,48 +119,53 @@ export function wireAccount({ auth, notify, showSignedIn, onSubmit }) {
 
   $('#end-others').addEventListener('click', () => {
     void whileBusy($('#end-others'), 'Signing out…', async () => {
+      clearResults(card);
+      let said;
       try {
         const { data } = await auth.endOtherSessions();
-        notify(
-          `Signed out of ${data.ended} other session${data.ended === 1 ? '' : 's'}.`,
-          'success',
-        );
+        const ended = `${data.ended} other session${data.ended === 1 ? '' : 's'}`;
+        said = [`Signed out of ${ended}.`, 'success'];
       } catch (error) {
-        notify(`The other sessions could not be ended. ${describe(error)}`);
+        said = [`The other sessions could not be ended. ${describe(error)}`, 'error'];
       }
       await loadSessions();
+      say(card, ...said);
     });
   });
 
-  onSubmit('#profile-form', 'Saving…', async (values) => {
+  onSubmit('#profile-form', 'Saving…', async (values, form) => {
     const { data } = await auth.updateProfile({
       username: values.username,
       name: values.name || null,
       picture: values.picture || null,
     });
     showSignedIn(data.user);
-    notify('Your profile was saved.', 'success');
+    say(form, 'Your profile was saved.', 'success');
   });
 
   onSubmit('#password-form', 'Changing…', async (values, form) => {
     await auth.changePassword(values);
     clearForm(form);
-    notify('Your password was changed. Every other device was signed out.', 'success');
+    say(form, 'Your password was changed. Every other device was signed out.', 'success');
     await loadSessions();
   });
 
   onSubmit('#email-form', 'Sending…', async (values, form) => {
-    const { message } = await auth.requestEmailChange({
+    await auth.requestEmailChange({
       ...values,
       applicationUrl: `${location.origin}/confirm-email`,
     });
     clearForm(form);
-    notify(message, 'success');
+    say(
+      form,
+      `We sent a link to ${values.newEmail}. Your address changes once you open it.`,
+      'success',
+    );
   });
 
   onSubmit('#delete-form', 'Deleting…', async (values) => {
     await auth.deleteAccount(values);
   });
 
-  return { loadSessions };
+  return { loadSessions, reset };
 }

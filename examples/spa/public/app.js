@@ -3,15 +3,19 @@
 // /sign-in?token=…, so the page knows which one it holds.
 import { API_URL } from './config.js';
 import { AuthError, createAuthClient, isSecondFactorRequired } from './sdk/index.js';
-import { describe, isPassing } from './messages.js';
+import { PASSWORD_RULES, describe, fieldWords, isPassing } from './messages.js';
 import {
+  addPasswordRules,
+  addPasswordToggles,
   clearFieldErrors,
   clearForm,
   eitherField,
+  fieldsOf,
   showFieldErrors,
   valuesOf,
   whileBusy,
 } from './forms.js';
+import { clearResults, resultArea, say } from './results.js';
 import { wireAccount } from './account.js';
 import { wireSecondFactor } from './second-factor.js';
 import { wirePasskeys } from './passkeys.js';
@@ -24,24 +28,9 @@ window.auth = auth;
 
 const $ = (selector) => document.querySelector(selector);
 const VIEWS = ['#signed-out', '#second-step', '#signed-in', '#unavailable', '#reset'];
-const FORMS = [
-  '#login-form',
-  '#code-request-form',
-  '#code-verify-form',
-  '#mfa-form',
-  '#register-form',
-  '#forgot-form',
-  '#resend-form',
-  '#reset-form',
-  '#profile-form',
-  '#password-form',
-  '#email-form',
-  '#delete-form',
-  '#totp-confirm-form',
-  '#totp-disable-form',
-  '#reauth-form',
-  '#passkey-add-form',
-];
+/** The signed-out tasks, one on screen at a time, each at its own address (`/#create-account`). */
+const TASKS = ['log-in', 'email-code', 'create-account', 'forgot-password', 'resend-verification'];
+const FORMS = [...document.querySelectorAll('form[data-task]')];
 const link = (path) => `${location.origin}${path}`;
 /** The reset token of the link that opened the page; kept in memory, never in the address bar. */
 let resetToken = null;
@@ -66,18 +55,27 @@ function setStatus(text) {
   $('#status').textContent = text;
 }
 
-/** The one message area: `error`, `success` or `info`; an empty text hides it. */
-function notify(text, kind = 'error') {
-  const notice = $('#notice');
-  // An error interrupts a screen reader; news that all went well waits its turn.
-  notice.setAttribute('role', kind === 'error' ? 'alert' : 'status');
-  notice.textContent = text;
-  notice.className = kind;
-  notice.hidden = !text;
+/**
+ * Shows one signed-out task and puts it in the address, so the back button and a shared link
+ * work. The focus goes to its heading, unless `focus` is false (a message takes it instead).
+ */
+function showTask(task, { focus = true, record = true } = {}) {
+  const name = TASKS.includes(task) ? task : 'log-in';
+  for (const candidate of TASKS) $(`#task-${candidate}`).hidden = candidate !== name;
+  if (record && location.hash.slice(1) !== name) {
+    history.replaceState(null, '', name === 'log-in' ? location.pathname : `#${name}`);
+  }
+  if (focus && document.body.dataset.ready === 'true') $(`#task-${name} h2`).focus();
+  return $(`#task-${name} form:not([hidden])`);
 }
 
+/** A link between tasks: the address changes, and the task it names comes on screen. */
+window.addEventListener('hashchange', () => {
+  if (!$('#signed-out').hidden) showTask(location.hash.slice(1), { record: false });
+});
+
 function clearAllForms() {
-  for (const form of FORMS) clearForm($(form));
+  for (const form of FORMS) clearForm(form);
 }
 
 function showSignedIn(user) {
@@ -100,6 +98,7 @@ function showSignedIn(user) {
       return [dt, dd];
     }),
   );
+  $('#unverified').hidden = user.email_verified;
   const profile = $('#profile-form');
   clearFieldErrors(profile);
   profile.elements.username.value = user.username;
@@ -127,9 +126,7 @@ function showSecondStep(value, methods, firstStep = 'Your password was right.') 
     ? `${firstStep} ${passkey ? 'Use your passkey, or enter' : 'Enter'} the 6-digit code your authenticator app shows for this account.`
     : `${firstStep} Confirm it’s you with your passkey.`;
   // An account with only a passkey has no code to type: the code's fields go.
-  for (const element of $('#mfa-form').querySelectorAll(
-    '.field, button:not([type]), #mfa-switch',
-  )) {
+  for (const element of $('#mfa-form').querySelectorAll('.field, [type=submit], #mfa-switch')) {
     element.hidden = !codes;
   }
   if (codes) secondStepField.reset();
@@ -144,10 +141,11 @@ function leaveSecondStep() {
   secondStepField.reset();
 }
 
-function showSignedOut(status = 'Signed out') {
+function showSignedOut(status = 'Signed out', task = location.hash.slice(1)) {
   setStatus(status);
   $('#protected-result').textContent = '';
   show('#signed-out');
+  return showTask(task);
 }
 
 /** Not "signed out": the session may be alive, the service just cannot say so now. */
@@ -158,55 +156,59 @@ function showUnavailable(error) {
   show('#unavailable');
 }
 
-async function showCurrentState() {
+async function showCurrentState(task) {
   const status = await auth.status();
   if (status.state === 'signed-in') showSignedIn(status.user);
-  else if (status.state === 'signed-out') showSignedOut();
+  else if (status.state === 'signed-out') showSignedOut('Signed out', task);
   else showUnavailable(status.error);
 }
 
 /**
- * A failed form: field errors beside their fields, the rest in the notice. A wrong code is
- * selected, ready for the next one.
+ * A failed form: the words for each field it is about beside that field (the focus on the first),
+ * the rest in the form's result. A wrong code is selected, ready for the next one.
  */
-function failed(form, error, context) {
-  const unmatched = error instanceof AuthError ? showFieldErrors(form, error.details) : [];
-  notify([describe(error, context), ...unmatched].join(' '));
-  if (error instanceof AuthError && error.code === 'INVALID_MFA_CODE') {
-    const code = form.querySelector('input:enabled');
-    code?.focus();
-    code?.select();
+function failed(form, error) {
+  const task = form.dataset.task;
+  const words = fieldWords(error, fieldsOf(form), task);
+  const about = Object.keys(words);
+  const unplaced = (error instanceof AuthError ? error.details : []).some(
+    ({ field }) => !about.includes(field),
+  );
+  if (about.length > 0) showFieldErrors(form, words);
+  if (about.length === 0 || unplaced) say(form, describe(error, task));
+  if (about.length > 0 && error instanceof AuthError && error.code === 'INVALID_MFA_CODE') {
+    form.elements[about[0]].select();
   }
 }
 
-/**
- * Wires a form: busy while its call runs, errors cleared before it, `run` does the rest.
- * `context` (for `describe`) may be a function of the form's values.
- */
-function onSubmit(selector, busyLabel, run, context) {
+/** Wires a form: busy while its call runs, its messages cleared before, `run` does the rest. */
+function onSubmit(selector, busyLabel, run) {
   const form = $(selector);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void whileBusy(form.querySelector('button'), busyLabel, async () => {
+    void whileBusy(form.querySelector('[type=submit]'), busyLabel, async () => {
       clearFieldErrors(form);
-      notify('');
-      const values = valuesOf(form);
+      clearResults(form);
       try {
-        await run(values, form);
+        await run(valuesOf(form), form);
       } catch (error) {
-        failed(form, error, typeof context === 'function' ? context(values) : context);
+        failed(form, error);
       }
     });
   });
 }
 
+/** The address `email` as the service saw it: the words say it back, so a typo shows. */
 onSubmit('#register-form', 'Creating the account…', async (values, form) => {
-  const { message } = await auth.register({
-    ...values,
-    emailConfig: { applicationUrl: link('/verify-email') },
-  });
+  await auth.register({ ...values, emailConfig: { applicationUrl: link('/verify-email') } });
   clearForm(form);
-  notify(message, 'success');
+  $('#resend-email').value = values.email;
+  $('#register-resend').hidden = false;
+  say(
+    form,
+    `Check your email: we sent a link to ${values.email}. Open it to verify your address, then log in.`,
+    'success',
+  );
 });
 
 onSubmit('#login-form', 'Logging in…', async (values, form) => {
@@ -217,117 +219,131 @@ onSubmit('#login-form', 'Logging in…', async (values, form) => {
 });
 
 $('#passkey-sign-in').addEventListener('click', () => {
+  const card = $('#other-ways');
   void whileBusy($('#passkey-sign-in'), 'Waiting for your passkey…', async () => {
-    notify('');
+    clearResults(card);
     try {
       const { data } = await auth.signInWithPasskey();
       clearForm($('#login-form'));
       showSignedIn(data.user);
     } catch (error) {
-      notify(describe(error));
+      say(card, describe(error));
     }
   });
 });
 
+/** The second step's challenge has expired: back to the start, saying why. */
+function secondStepExpired(error) {
+  leaveSecondStep();
+  say(showSignedOut('Signed out', 'log-in'), describe(error, 'second-step'));
+}
+
 $('#mfa-passkey').addEventListener('click', () => {
+  const form = $('#mfa-form');
   void whileBusy($('#mfa-passkey'), 'Waiting for your passkey…', async () => {
-    notify('');
+    clearResults(form);
     try {
       const { data } = await auth.verifySecondFactorWithPasskey(challenge);
       showSignedIn(data.user);
     } catch (error) {
-      if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
-        leaveSecondStep();
-        showSignedOut();
-      }
-      notify(describe(error, 'second-step'));
+      if (error instanceof AuthError && error.code === 'INVALID_TOKEN') secondStepExpired(error);
+      else say(form, describe(error, 'second-step'));
     }
   });
 });
 
-onSubmit(
-  '#mfa-form',
-  'Checking…',
-  async (values) => {
-    try {
-      const { data } = await auth.verifySecondFactor({ challenge, ...values });
-      showSignedIn(data.user);
-    } catch (error) {
-      if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
-        // Used or expired (five minutes): only the password step makes a new one.
-        leaveSecondStep();
-        showSignedOut();
-      }
-      throw error;
-    }
-  },
-  (values) => ('recovery_code' in values ? 'recovery-code' : 'second-step'),
-);
+onSubmit('#mfa-form', 'Checking…', async (values) => {
+  try {
+    const { data } = await auth.verifySecondFactor({ challenge, ...values });
+    showSignedIn(data.user);
+  } catch (error) {
+    // Used or expired (five minutes): only the first step makes a new one.
+    if (error instanceof AuthError && error.code === 'INVALID_TOKEN') secondStepExpired(error);
+    else throw error;
+  }
+});
 
 $('#mfa-cancel').addEventListener('click', () => {
   leaveSecondStep();
-  notify('');
   showSignedOut();
 });
 
 onSubmit('#forgot-form', 'Sending…', async (values, form) => {
-  const { message } = await auth.forgotPassword({
-    ...values,
-    applicationUrl: link('/reset-password'),
-  });
+  await auth.forgotPassword({ ...values, applicationUrl: link('/reset-password') });
   clearForm(form);
-  notify(message, 'success');
+  say(
+    form,
+    `We sent a reset link to ${values.email}. Open it to choose a new password.`,
+    'success',
+  );
 });
+
+async function resend(email, region) {
+  await auth.resendVerificationEmail({ email, applicationUrl: link('/verify-email') });
+  say(region, `We sent a new verification link to ${email}.`, 'success');
+}
 
 onSubmit('#resend-form', 'Sending…', async (values, form) => {
-  const { message } = await auth.resendVerificationEmail({
-    ...values,
-    applicationUrl: link('/verify-email'),
-  });
-  clearForm(form);
-  notify(message, 'success');
+  await resend(values.email, form);
+  form.elements.email.value = '';
 });
 
-onSubmit(
-  '#reset-form',
-  'Saving…',
-  async (values, form) => {
+// A signed-in user whose address is not verified yet asks for the mail from the account card.
+$('#verify-resend').addEventListener('click', () => {
+  const card = $('#account-card');
+  void whileBusy($('#verify-resend'), 'Sending…', async () => {
+    clearResults(card);
     try {
-      await auth.resetPassword({ token: resetToken, newPassword: values.newPassword });
+      const { data } = await auth.getProfile();
+      if (data.user.email_verified) {
+        showSignedIn(data.user);
+        say(card, 'Your email address is verified already.', 'info');
+      } else await resend(data.user.email, card);
     } catch (error) {
-      // A used or expired link cannot be fixed here: the page goes back to what it was.
-      if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
-        resetToken = null;
-        await showCurrentState();
-      }
-      throw error;
+      say(card, describe(error, 'resend'));
     }
-    resetToken = null;
-    clearForm(form);
-    // The link may have been another account's: this browser's session may well live on.
-    await showCurrentState();
-    notify('Your password was changed. Log in with the new one.', 'success');
-  },
-  'reset',
-);
+  });
+});
+
+onSubmit('#reset-form', 'Saving…', async (values, form) => {
+  try {
+    await auth.resetPassword({ token: resetToken, newPassword: values.newPassword });
+  } catch (error) {
+    // A used or expired link cannot be fixed here: the page offers a new one.
+    if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
+      resetToken = null;
+      clearForm(form);
+      say(showSignedOut('Signed out', 'forgot-password'), describe(error, 'reset'));
+      return;
+    }
+    throw error;
+  }
+  resetToken = null;
+  clearForm(form);
+  // The link may have been another account's: this browser's session may well live on.
+  await showCurrentState('log-in');
+  const region = $('#signed-out').hidden ? $('#account-card') : $('#login-form');
+  say(region, 'Your password was changed. Log in with the new one.', 'success');
+});
 
 $('#call-protected').addEventListener('click', () => {
+  const card = $('#account-card');
   void whileBusy($('#call-protected'), 'Calling…', async () => {
-    notify('');
+    clearResults(card);
+    $('#protected-result').textContent = '';
     try {
       // Any route of your own API works the same way; verify-token stands in for one here.
       const response = await auth.fetch(`${API_URL}/auth/verify-token`);
       // 401: the session has ended, and onSessionEnded has already shown the login.
       if (response.status === 401) return;
       if (!response.ok) {
-        notify(`The protected call failed: the API answered ${response.status}.`);
+        say(card, `The protected call failed: the API answered ${response.status}.`);
         return;
       }
       const body = await response.json();
       $('#protected-result').textContent = `${response.status} ${JSON.stringify(body, null, 2)}`;
     } catch (error) {
-      $('#protected-result').textContent = '';
-      notify(`The protected call failed. ${describe(error)}`);
+      say(card, `The protected call failed. ${describe(error)}`);
     }
   });
 });
@@ -339,7 +355,7 @@ $('#logout').addEventListener('click', () => {
     } catch (error) {
       // 401: there was no session left, and the SDK has already said so.
       if (!(error instanceof AuthError && error.status === 401)) {
-        notify(`You are still signed in: the logout failed. ${describe(error)}`);
+        say($('#account-card'), `You are still signed in: the logout failed. ${describe(error)}`);
       }
     }
   });
@@ -354,36 +370,30 @@ auth.onSessionEnded((reason) => {
   emailCode.reset();
   secondFactor.reset();
   passkeys.reset();
+  account.reset();
   if (reason === 'logout') {
-    showSignedOut();
-    notify('');
+    showSignedOut('Signed out', 'log-in');
   } else if (reason === 'account-deleted') {
-    showSignedOut();
-    notify('Your account was deleted.', 'info');
+    say(showSignedOut('Signed out', 'log-in'), 'Your account was deleted.', 'info');
   } else if (!resetToken) {
-    showSignedOut('Your session has ended, log in again');
+    showSignedOut('Your session has ended, log in again', 'log-in');
   }
 });
 
 // A sign-in in another tab: this tab shows it too, whatever it showed before.
 auth.onSessionStarted(({ source }) => {
-  if (source === 'other-tab' && !resetToken) {
-    notify('');
-    void showCurrentState();
-  }
+  if (source === 'other-tab' && !resetToken) void showCurrentState();
 });
 
-const account = wireAccount({ auth, notify, showSignedIn, onSubmit });
+const account = wireAccount({ auth, showSignedIn, onSubmit });
 const secondFactor = wireSecondFactor({
   auth,
-  notify,
   onSubmit,
   onChange: () => account.loadSessions(),
 });
 
 const emailCode = wireEmailCode({
   auth,
-  notify,
   onSubmit,
   link,
   // A sign-in by a code answers as a login does: a session, or the second step first.
@@ -398,44 +408,62 @@ const emailCode = wireEmailCode({
 
 const passkeys = wirePasskeys({
   auth,
-  notify,
   onSubmit,
   withStepUp: secondFactor.withStepUp,
   onChange: () => account.loadSessions(),
   onCount: (count) => secondFactor.setPasskeys(count),
 });
 
+/** The link of an email-change mail: the account card says what became of it. */
 async function confirmEmailFromLink(token) {
+  let said;
   try {
     const { data } = await auth.confirmEmailChange({ token });
-    notify(`Your email address is now ${data.user.email}.`, 'success');
+    said = [`Your email address is now ${data.user.email}.`, 'success'];
   } catch (error) {
-    notify(
+    said = [
       isPassing(error)
         ? `${describe(error)} Open the link from your email again in a moment.`
         : describe(error, 'confirm-email'),
-    );
+      'error',
+    ];
   }
+  await showCurrentState('log-in');
+  say($('#signed-out').hidden ? $('#account-card') : $('#login-form'), ...said);
 }
 
+/**
+ * The link of a verification mail. Signed in, the account card says what became of it; signed
+ * out, the login (or, for a dead link, a new link's form) does.
+ */
 async function verifyFromLink(token) {
   try {
     const { data } = await auth.verifyEmail({ token });
-    notify(`Your email ${data.user.email} is verified. You can log in.`, 'success');
+    await showCurrentState('log-in');
+    const signedIn = $('#signed-out').hidden;
+    const text = `Your email ${data.user.email} is verified.${signedIn ? '' : ' You can log in.'}`;
+    say(signedIn ? $('#account-card') : $('#login-form'), text, 'success');
   } catch (error) {
-    notify(
-      isPassing(error)
-        ? `${describe(error)} Open the link from your email again in a moment.`
-        : describe(error, 'verify'),
-    );
+    const dead = !isPassing(error);
+    await showCurrentState(dead ? 'resend-verification' : 'log-in');
+    if (!$('#signed-out').hidden) {
+      say(dead ? $('#resend-form') : $('#login-form'), describe(error, 'verify'));
+    } else if (dead && $('#unverified').hidden) {
+      // Signed in and verified: the link was used, and did its job.
+      say($('#account-card'), 'Your email address is verified already.', 'info');
+    } else {
+      say($('#account-card'), describe(error, 'verify'));
+    }
   }
 }
 
-const identityProviders = wireIdentityProviders({
-  auth,
-  notify,
-  withStepUp: secondFactor.withStepUp,
-});
+const identityProviders = wireIdentityProviders({ auth, withStepUp: secondFactor.withStepUp });
+
+for (const form of FORMS) resultArea(form);
+for (const card of document.querySelectorAll('.card, #unavailable')) resultArea(card);
+addPasswordToggles(document);
+addPasswordRules(document, PASSWORD_RULES);
+if (!(await auth.passkeySupport()).passkeys) $('#passkey-sign-in').hidden = true;
 await identityProviders.loadProviders();
 const providerReturn = identityProviders.readReturn();
 
@@ -451,20 +479,29 @@ if (route === '/reset-password' && token) {
   try {
     await emailCode.signInFromLink(token);
   } catch (error) {
-    notify(describe(error, 'email-code-link'));
-    await showCurrentState();
+    const dead = !isPassing(error);
+    await showCurrentState(dead ? 'email-code' : 'log-in');
+    const region = $('#signed-out').hidden
+      ? $('#account-card')
+      : showTask(dead ? 'email-code' : 'log-in');
+    say(region, describe(error, 'email-code-link'));
   }
-} else {
-  if (token && route === '/verify-email') await verifyFromLink(token);
-  else if (token && route === '/confirm-email') await confirmEmailFromLink(token);
-  else if (token) notify('This link is not one this app knows.');
+} else if (token && route === '/verify-email') await verifyFromLink(token);
+else if (token && route === '/confirm-email') await confirmEmailFromLink(token);
+else if (providerReturn.kind === 'second_factor') {
   // Back from a provider, the account asks for its second step.
-  if (providerReturn.kind === 'second_factor') {
-    showSecondStep(
-      providerReturn.challenge,
-      providerReturn.methods,
-      'You signed in with your provider.',
+  showSecondStep(
+    providerReturn.challenge,
+    providerReturn.methods,
+    'You signed in with your provider.',
+  );
+} else {
+  await showCurrentState();
+  if (token)
+    say(
+      $('#signed-out').hidden ? $('#account-card') : $('#login-form'),
+      'This link is not one this app knows.',
     );
-  } else await showCurrentState();
+  if (providerReturn.kind === 'error') identityProviders.sayReturnError(!$('#signed-out').hidden);
 }
 document.body.dataset.ready = 'true';

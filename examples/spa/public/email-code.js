@@ -6,15 +6,15 @@ import { clearForm, whileBusy } from './forms.js';
 const $ = (selector) => document.querySelector(selector);
 
 /**
- * Wires the two forms with the app's SDK client, notice and forms; `signedIn(result)` takes what
+ * Wires the two forms with the app's SDK client and forms; `signedIn(result)` takes what
  * a sign-in answered (a session, or the second step to take first).
  */
-export function wireEmailCode({ auth, notify, onSubmit, signedIn, link }) {
+export function wireEmailCode({ auth, onSubmit, signedIn, link }) {
   /** The address the code went to, while its form is on screen; in memory only. */
   let email = null;
 
   /** `expiresIn`: the seconds the service said; rounded down, so the page never promises more. */
-  function showCodeForm(address, message, expiresIn) {
+  function showCodeForm(address, expiresIn) {
     email = address;
     $('#code-request-form').hidden = true;
     $('#code-verify-form').hidden = false;
@@ -24,7 +24,7 @@ export function wireEmailCode({ auth, notify, onSubmit, signedIn, link }) {
         ? `, for ${minutes} minute${minutes === 1 ? '' : 's'}`
         : ', for a short while';
     $('#code-verify-hint').textContent =
-      `${message}. The code and the link in the email work once${lifetime}.`;
+      `We sent a code to ${address}. The code and the link in the email work once${lifetime}.`;
     $('#code-verify-code').focus();
   }
 
@@ -37,34 +37,27 @@ export function wireEmailCode({ auth, notify, onSubmit, signedIn, link }) {
   }
 
   onSubmit('#code-request-form', 'Sending…', async (values) => {
-    const { message, data } = await auth.requestEmailCode({
+    const { data } = await auth.requestEmailCode({
       email: values.email,
       applicationUrl: link('/sign-in'),
     });
-    showCodeForm(values.email, message, data?.expires_in);
-    notify('');
+    showCodeForm(values.email, data?.expires_in);
   });
 
-  onSubmit(
-    '#code-verify-form',
-    'Signing in…',
-    async (values) => {
-      const result = await auth.verifyEmailCode({ email, code: values.code });
-      reset();
-      signedIn(result);
-    },
-    'email-code',
-  );
+  onSubmit('#code-verify-form', 'Signing in…', async (values) => {
+    const result = await auth.verifyEmailCode({ email, code: values.code });
+    reset();
+    signedIn(result);
+  });
 
   $('#code-verify-cancel').addEventListener('click', () => {
     reset();
-    notify('');
     $('#code-request-email').focus();
   });
 
   /** The mail's link opened the app: it signs in once, with nothing typed. */
   async function signInFromLink(token) {
-    await whileBusy($('#code-request-form button'), 'Signing in…', async () => {
+    await whileBusy($('#code-request-form [type=submit]'), 'Signing in…', async () => {
       signedIn(await auth.verifyEmailCode({ token }));
     });
   }

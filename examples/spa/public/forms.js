@@ -1,4 +1,5 @@
-// Form helpers: busy buttons, field errors beside their fields, and clearing.
+// Form helpers: busy buttons, field errors beside their fields, password fields, and clearing.
+import { clearResults } from './results.js';
 
 /**
  * Runs `task` with `button` marked busy (`aria-disabled`, and its form `aria-busy`), so a double
@@ -25,54 +26,105 @@ export async function whileBusy(button, busyLabel, task) {
 export function valuesOf(form) {
   const values = {};
   for (const [name, value] of new FormData(form)) {
-    values[name] = form.elements[name].type === 'password' ? value : value.trim();
+    // A shown password is a text field for the moment: it is still sent exactly as typed.
+    const password = form.elements[name].autocomplete.endsWith('password');
+    values[name] = password ? value : value.trim();
   }
   return values;
 }
 
 /**
- * Shows each `{ field, message }` under its input (aria-invalid, aria-describedby); returns the
- * details that match no input of the form, for the general notice.
+ * Shows `words` (`{ [field]: text }`) under their inputs (aria-invalid, aria-describedby beside
+ * the field's own hint) and moves the focus to the first one, its words in view.
  */
-export function showFieldErrors(form, details) {
+export function showFieldErrors(form, words) {
   clearFieldErrors(form);
-  const unmatched = [];
-  for (const { field, message } of details) {
+  for (const [field, text] of Object.entries(words)) {
     const input = form.elements[field];
-    if (!(input instanceof HTMLInputElement)) {
-      unmatched.push(message);
-      continue;
-    }
-    const id = `${input.id}-error`;
-    let note = document.getElementById(id);
-    if (!note) {
-      note = document.createElement('p');
-      note.id = id;
-      note.className = 'field-error';
-      input.after(note);
-      note.textContent = message;
-    } else {
-      note.textContent += ` ${message}`;
-    }
+    const note = document.createElement('p');
+    note.id = `${input.id}-error`;
+    note.className = 'field-error';
+    note.textContent = text;
+    (input.closest('.password-box') ?? input).after(note);
     input.setAttribute('aria-invalid', 'true');
-    input.setAttribute('aria-describedby', id);
+    input.dataset.describedby ??= input.getAttribute('aria-describedby') ?? '';
+    input.setAttribute('aria-describedby', `${note.id} ${input.dataset.describedby}`.trim());
   }
-  form.querySelector('[aria-invalid="true"]')?.focus();
-  return unmatched;
+  const first = form.querySelector('[aria-invalid="true"]');
+  if (first) {
+    first.focus({ preventScroll: true });
+    document.getElementById(`${first.id}-error`)?.scrollIntoView({ block: 'nearest' });
+  }
 }
 
 export function clearFieldErrors(form) {
   for (const note of form.querySelectorAll('.field-error')) note.remove();
   for (const input of form.querySelectorAll('[aria-invalid]')) {
     input.removeAttribute('aria-invalid');
-    input.removeAttribute('aria-describedby');
+    const own = input.dataset.describedby;
+    if (own) input.setAttribute('aria-describedby', own);
+    else input.removeAttribute('aria-describedby');
   }
 }
 
-/** Empties the form, its errors included. */
+/** The names of the form's inputs that can be marked. */
+export function fieldsOf(form) {
+  return [...form.querySelectorAll('input[name]')].map((input) => input.name);
+}
+
+/** Empties the form, its errors and its result included; passwords hidden again. */
 export function clearForm(form) {
   form.reset();
   clearFieldErrors(form);
+  clearResults(form);
+  for (const toggle of form.querySelectorAll('.show-password')) hidePassword(toggle);
+}
+
+/**
+ * A "Show" button beside every password field: people check what they typed instead of typing
+ * it twice. It says what it does (aria-pressed) and hides the password again when the form is
+ * sent or emptied.
+ */
+export function addPasswordToggles(root) {
+  for (const input of root.querySelectorAll('input[type="password"]')) {
+    const box = document.createElement('div');
+    box.className = 'password-box';
+    input.before(box);
+    const toggle = document.createElement('button');
+    toggle.type = 'button';
+    toggle.className = 'show-password';
+    toggle.setAttribute('aria-controls', input.id);
+    toggle.setAttribute('aria-label', 'Show the password');
+    box.append(input, toggle);
+    hidePassword(toggle);
+    toggle.addEventListener('click', () => {
+      const shown = input.type === 'text';
+      input.type = shown ? 'password' : 'text';
+      toggle.setAttribute('aria-pressed', String(!shown));
+      toggle.textContent = shown ? 'Show' : 'Hide';
+    });
+    input.form?.addEventListener('submit', () => hidePassword(toggle));
+  }
+}
+
+function hidePassword(toggle) {
+  const input = document.getElementById(toggle.getAttribute('aria-controls'));
+  input.type = 'password';
+  toggle.setAttribute('aria-pressed', 'false');
+  toggle.textContent = 'Show';
+}
+
+/** The rules of a new password, under its field before anything is typed. */
+export function addPasswordRules(root, rules) {
+  for (const input of root.querySelectorAll('input[autocomplete="new-password"]')) {
+    const hint = document.createElement('p');
+    hint.id = `${input.id}-rules`;
+    hint.className = 'hint';
+    hint.textContent = rules;
+    (input.closest('.password-box') ?? input).after(hint);
+    const described = input.getAttribute('aria-describedby');
+    input.setAttribute('aria-describedby', described ? `${described} ${hint.id}` : hint.id);
+  }
 }
 
 /**

@@ -1,19 +1,20 @@
 // Identity providers: a "Sign in with <name>" button per provider the service lists, what the
 // round trip left in the address when the browser comes back, and, on the account page, the
 // linked providers with link and unlink buttons.
+import { AuthError } from './sdk/index.js';
 import { describe } from './messages.js';
 import { whileBusy } from './forms.js';
+import { clearResults, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
 
-/** What a refused round trip says, by the code it left in the address. */
-const RETURN_ERRORS = {
-  ACCOUNT_EXISTS:
-    'An account with this email already exists. Sign in to it, then link the provider from your account page.',
-  PROVIDER_ERROR: 'Signing in with the provider did not work. Try again.',
-};
+/** The codes a refused round trip may leave in the address; any other reads as PROVIDER_ERROR. */
+const RETURN_CODES = ['ACCOUNT_EXISTS', 'PROVIDER_ERROR', 'SSO_REQUIRED', 'ACCOUNT_DISABLED'];
 
-export function wireIdentityProviders({ auth, notify, withStepUp }) {
+export function wireIdentityProviders({ auth, withStepUp }) {
+  const card = $('#identities');
+  /** The code the last round trip came back with, until it is said. */
+  let returnError = null;
   /** Where every round trip comes back to: this page. */
   const back = `${location.origin}/`;
   let providers = [];
@@ -40,7 +41,6 @@ export function wireIdentityProviders({ auth, notify, withStepUp }) {
         ),
       ),
     );
-    $('#provider-sign-in-hint').hidden = providers.length === 0;
   }
 
   /** Reads the address the provider's round trip came back to, then clears it. */
@@ -49,9 +49,18 @@ export function wireIdentityProviders({ auth, notify, withStepUp }) {
     if (location.search.includes('error=') || location.hash.includes('mfa_required')) {
       history.replaceState(null, '', location.pathname);
     }
-    if (result.kind === 'error')
-      notify(RETURN_ERRORS[result.error] ?? RETURN_ERRORS.PROVIDER_ERROR);
+    if (result.kind === 'error') {
+      returnError = RETURN_CODES.includes(result.error) ? result.error : 'PROVIDER_ERROR';
+    }
     return result;
+  }
+
+  /** Says why the round trip failed: on the account page for a link, else beside the sign-in. */
+  function sayReturnError(signedIn) {
+    if (!returnError) return;
+    const error = new AuthError(returnError, '', 0);
+    say(signedIn ? card : $('#other-ways'), describe(error, signedIn ? 'link' : 'sign-in'));
+    returnError = null;
   }
 
   async function load() {
@@ -70,14 +79,14 @@ export function wireIdentityProviders({ auth, notify, withStepUp }) {
           text.textContent = `${name}${identity.email ? ` (${identity.email})` : ''}`;
           const remove = button('Unlink', 'danger', () => {
             void whileBusy(remove, 'Unlinking…', async () => {
-              notify('');
+              clearResults(card);
               try {
                 const done = await withStepUp(() => auth.unlinkIdentity(identity.provider));
                 if (!done) return;
-                notify(`${name} no longer signs you in.`, 'success');
                 await load();
+                say(card, `${name} no longer signs you in.`, 'success');
               } catch (error) {
-                notify(`${name} was not unlinked. ${describe(error)}`);
+                say(card, `${name} was not unlinked. ${describe(error)}`);
               }
             });
           });
@@ -97,9 +106,11 @@ export function wireIdentityProviders({ auth, notify, withStepUp }) {
       );
     } catch (error) {
       list.replaceChildren();
-      notify(`Your linked providers could not be listed. ${describe(error)}`);
+      say(card, `Your linked providers could not be listed. ${describe(error)}`, 'error', {
+        focus: false,
+      });
     }
   }
 
-  return { loadProviders, readReturn, load };
+  return { loadProviders, readReturn, sayReturnError, load };
 }

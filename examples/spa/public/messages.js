@@ -1,5 +1,111 @@
-// What the app tells the user about a failed call: plain words, never a raw error code.
+// What the app tells people about a failed call: one table of plain words, by error code and by
+// field. The service's own `message` and its validators' text are for developers and logs: the
+// page never shows them, so wording here can change without touching the service.
 import { AuthError } from './sdk/index.js';
+
+/** The password rules, shown under every new-password field before anything is sent. */
+export const PASSWORD_RULES =
+  'At least 6 characters. Not your email address or username, and not a common password.';
+
+/**
+ * What each field asks for, said when the service refused what was typed there. `*` holds the
+ * words of every task; a task (a form's `data-task`) may say it its own way.
+ */
+const FIELD_WORDS = {
+  '*': {
+    email: 'Enter an email address, like name@example.com.',
+    newEmail: 'Enter the new email address, like name@example.com.',
+    username: 'Use 3 to 32 letters, digits, dots, underscores or hyphens.',
+    // Its rules stand under the field already.
+    password: 'Choose another password: this one does not meet the rules below.',
+    newPassword: 'Choose another password: this one does not meet the rules below.',
+    currentPassword: 'Enter your current password.',
+    name: 'Use at most 100 characters, on one line.',
+    picture: 'Enter an https:// address of a picture, or leave it empty.',
+    code: 'Enter the 6 digits, without letters.',
+    recovery_code: 'Enter one of your recovery codes, as it was shown.',
+  },
+  login: { password: 'Enter your password.' },
+  'email-change': { password: 'Enter your current password.' },
+  delete: { password: 'Enter your current password.' },
+  reauth: { password: 'Enter your password.' },
+  'totp-disable': { password: 'Enter your current password.' },
+};
+
+/** Codes that are about one field: the words beside it, by task where they differ. */
+const CODE_FIELD_WORDS = {
+  INVALID_PASSWORD: {
+    currentPassword: 'That is not your current password.',
+    password: 'That is not your current password.',
+  },
+  INVALID_MFA_CODE: {
+    code: 'That code is wrong or was already used. Enter the one your app shows now.',
+    recovery_code: 'That recovery code is wrong or was already used. Try another one.',
+  },
+  // 409: the address or the name belongs to another account.
+  REGISTRATION_FAILED: {
+    email: 'An account with this email already exists. Log in, or reset its password.',
+    newEmail: 'Another account uses this address.',
+    username: 'This username is taken: choose another one.',
+  },
+};
+
+/** Per code, the sentence for the form; by task where the same code means something else. */
+const CODE_WORDS = {
+  NETWORK_ERROR: 'The service cannot be reached. Check your connection and try again.',
+  UNEXPECTED_RESPONSE: 'The service cannot be reached. Check your connection and try again.',
+  LOGIN_FAILED: {
+    '*': 'Wrong email or password.',
+    'email-code':
+      'That code is wrong, expired or already used. Check the email, or ask for a new code.',
+    'email-code-link':
+      'This sign-in link has expired or was already used. Ask for a new code below.',
+  },
+  INVALID_TOKEN: {
+    '*': 'Your session has ended. Please log in again.',
+    verify:
+      'This verification link has expired or was already used. If you verified your email with it, just log in; if not, ask for a new link below.',
+    reset: 'This reset link has expired or was already used. Ask for a new one below.',
+    'confirm-email':
+      'This confirmation link has expired or was already used: your email address did not change with it.',
+    'second-step': 'This sign-in attempt has expired. Log in again.',
+  },
+  INVALID_PASSWORD: 'That is not your current password.',
+  INVALID_MFA_CODE: 'That code is wrong or was already used.',
+  PASSKEY_CANCELLED: 'The passkey prompt was closed before it finished: nothing changed.',
+  PASSKEY_FAILED: 'This browser or device could not use a passkey here.',
+  INVALID_PASSKEY: {
+    '*': 'That passkey was not accepted. Try again, or sign in with your password.',
+    passkey: 'That passkey was not accepted. Try again.',
+  },
+  PASSKEY_NOT_FOUND: 'That passkey no longer exists: the list is up to date now.',
+  LAST_SIGN_IN_METHOD: 'It is the last way into your account: add another one before removing it.',
+  REAUTHENTICATION_REQUIRED: 'You signed in a while ago: confirm it’s you, then try again.',
+  MFA_ENROLMENT_REQUIRED:
+    'Your account must use two-step sign-in: switch it on under “Two-step sign-in” first.',
+  EMAIL_ALREADY_VERIFIED: {
+    '*': 'Your email address is already verified.',
+    resend:
+      'No account waits for verification at this address: it is verified already (log in), or no account uses it (create one).',
+  },
+  USER_NOT_FOUND: 'No account uses this email address. Check it, or create an account.',
+  ACCOUNT_DISABLED: 'This account has been disabled. Contact the people who run this site.',
+  SSO_REQUIRED: 'Your organisation signs you in with its own sign-in: use its button below.',
+  ACCOUNT_EXISTS:
+    'An account with this email already exists. Sign in to it, then link the provider from your account page.',
+  PROVIDER_ERROR: 'Signing in with the provider did not work. Try again.',
+  IDENTITY_NOT_FOUND: 'That provider is no longer linked: the list is up to date now.',
+  SESSION_NOT_FOUND: 'That session has already ended.',
+  NOT_FOUND: {
+    '*': 'This service does not offer that.',
+    'email-code': 'Signing in with a code by email is switched off on this service.',
+  },
+  FORBIDDEN: 'Your account is not allowed to do this.',
+  FORBIDDEN_ORIGIN: 'This page is not allowed to talk to the service. Its address is not listed.',
+  EMAIL_SERVICE_ERROR: 'The email could not be sent just now. Try again in a few minutes.',
+  REGISTRATION_FAILED: 'Please correct the fields marked.',
+  VALIDATION_ERROR: 'Please correct the fields marked.',
+};
 
 /** "in 42 seconds", "in 3 minutes": the wait a 429 or 503 named. */
 export function waitText(seconds) {
@@ -19,67 +125,48 @@ export function isPassing(error) {
   );
 }
 
+const pick = (entry, task) =>
+  typeof entry === 'string' ? entry : (entry?.[task] ?? entry?.['*'] ?? undefined);
+
 /**
- * The sentence for an error. `context` names what was being done, for the codes whose meaning
+ * The sentence for an error. `task` names what was being done, for the codes whose meaning
  * depends on it (an invalid token in a link is not an expired session).
  */
-export function describe(error, context) {
+export function describe(error, task) {
   if (!(error instanceof AuthError)) return 'Something went wrong. Please try again.';
-  switch (error.code) {
-    case 'NETWORK_ERROR':
-    case 'UNEXPECTED_RESPONSE':
-      return 'The service cannot be reached. Check your connection and try again.';
-    case 'RATE_LIMITED':
-      return error.retryAfter
-        ? `Too many attempts. Try again ${waitText(error.retryAfter)}.`
-        : 'Too many attempts. Please wait a little and try again.';
-    case 'LOGIN_FAILED':
-      if (context === 'email-code')
-        return 'That code is wrong, expired or already used. Check the email, or ask for a new code.';
-      if (context === 'email-code-link')
-        return 'This sign-in link is invalid, expired or already used. Ask for a new code below.';
-      return 'Wrong email or password.';
-    case 'INVALID_TOKEN':
-      if (context === 'verify')
-        return 'This verification link is invalid or has expired. Ask for a new one below.';
-      if (context === 'reset')
-        return 'This reset link is invalid or has expired. Ask for a new one below.';
-      if (context === 'second-step' || context === 'recovery-code')
-        return 'This sign-in attempt has expired. Log in again with your email and password.';
-      return 'Your session has ended. Please log in again.';
-    case 'INVALID_PASSWORD':
-      return 'The current password is wrong.';
-    case 'INVALID_MFA_CODE':
-      if (context === 'recovery-code')
-        return 'That recovery code is wrong or has been used. Check it, or try another one.';
-      return 'That code is wrong or has been used. Enter the code your authenticator app shows now.';
-    case 'PASSKEY_CANCELLED':
-      return 'The passkey prompt was closed before it finished: nothing changed.';
-    case 'PASSKEY_FAILED':
-      return 'This browser or device could not use a passkey here.';
-    case 'INVALID_PASSKEY':
-      if (context === 'passkey') return 'That passkey was not accepted. Try again.';
-      return 'That passkey was not accepted. Try again, or sign in with your password.';
-    case 'PASSKEY_NOT_FOUND':
-      return 'That passkey no longer exists: the list is up to date now.';
-    case 'LAST_SIGN_IN_METHOD':
-      return 'It is the last way into your account: add another one before removing it.';
-    case 'REAUTHENTICATION_REQUIRED':
-      return 'You signed in a while ago: confirm it’s you, then try again.';
-    case 'MFA_ENROLMENT_REQUIRED':
-      return 'Your account must use two-step sign-in: switch it on under “Two-step sign-in” first.';
-    case 'EMAIL_ALREADY_VERIFIED':
-      return 'This email is already verified: you can log in.';
-    case 'VALIDATION_ERROR':
-    case 'REGISTRATION_FAILED':
-      return error.details.length > 0 ? 'Please correct the fields marked below.' : error.message;
-    default:
-      if (error.status >= 500) {
-        const wait = error.retryAfter
-          ? ` Try again ${waitText(error.retryAfter)}.`
-          : ' Please try again in a moment.';
-        return `The service is having trouble.${wait}`;
-      }
-      return error.message;
+  if (error.code === 'RATE_LIMITED') {
+    return error.retryAfter
+      ? `Too many attempts. Try again ${waitText(error.retryAfter)}.`
+      : 'Too many attempts. Please wait a little and try again.';
   }
+  if (error.status >= 500 && error.code !== 'EMAIL_SERVICE_ERROR') {
+    const wait = error.retryAfter
+      ? ` Try again ${waitText(error.retryAfter)}.`
+      : ' Please try again in a moment.';
+    return `The service is having trouble.${wait}`;
+  }
+  return pick(CODE_WORDS[error.code], task) ?? 'That did not work. Please try again.';
+}
+
+/**
+ * The words beside each field of `fields` (the form's inputs) that the error is about: its
+ * details (each field once, whatever the service listed), or the field its code is about.
+ * Returns `{ [field]: words }`; empty when the error is about no field of this form.
+ */
+export function fieldWords(error, fields, task) {
+  if (!(error instanceof AuthError)) return {};
+  const words = {};
+  const conflict = error.code === 'REGISTRATION_FAILED' && error.status === 409;
+  for (const { field } of error.details ?? []) {
+    if (!fields.includes(field) || words[field]) continue;
+    words[field] = conflict
+      ? (CODE_FIELD_WORDS.REGISTRATION_FAILED[field] ?? FIELD_WORDS['*'][field])
+      : (FIELD_WORDS[task]?.[field] ?? FIELD_WORDS['*'][field] ?? 'Check this field.');
+  }
+  const byCode = CODE_FIELD_WORDS[error.code];
+  if (byCode && !conflict && Object.keys(words).length === 0) {
+    const field = fields.find((name) => byCode[name]);
+    if (field) words[field] = byCode[field];
+  }
+  return words;
 }

@@ -2,18 +2,20 @@
 // and remove them. Signing in with one lives in app.js, beside the password login.
 import { describe } from './messages.js';
 import { clearForm, whileBusy } from './forms.js';
+import { clearResults, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
 
 const day = (iso) => new Date(iso).toLocaleDateString('en', { dateStyle: 'medium' });
 
 /**
- * Wires the passkeys card with the SDK client and the app's notice, form handling and step-up
+ * Wires the passkeys card with the SDK client and the app's form handling and step-up
  * (`withStepUp`: the password or a code when the service wants a recent sign-in); `onChange`
  * runs once a passkey was added or removed (it is a second factor too), `onCount` each time
  * they are listed.
  */
-export function wirePasskeys({ auth, notify, onSubmit, withStepUp, onChange, onCount }) {
+export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) {
+  const card = $('#passkeys');
   async function load() {
     const list = $('#passkey-list');
     if (!(await auth.passkeySupport()).passkeys) {
@@ -59,13 +61,13 @@ export function wirePasskeys({ auth, notify, onSubmit, withStepUp, onChange, onC
     rename.addEventListener('submit', (event) => {
       event.preventDefault();
       void whileBusy(save, 'Saving…', async () => {
-        notify('');
+        clearResults(card);
         try {
           await auth.renamePasskey(passkey.id, input.value);
-          notify('The passkey was renamed.', 'success');
           await load();
+          say(card, 'The passkey was renamed.', 'success');
         } catch (error) {
-          notify(`The passkey was not renamed. ${describe(error, 'passkey')}`);
+          say(card, `The passkey was not renamed. ${describe(error, 'passkey')}`);
         }
       });
     });
@@ -81,18 +83,18 @@ export function wirePasskeys({ auth, notify, onSubmit, withStepUp, onChange, onC
     remove.setAttribute('aria-label', `Remove the passkey ${passkey.name}`);
     remove.addEventListener('click', () => {
       void whileBusy(remove, 'Removing…', async () => {
-        notify('');
+        clearResults(card);
         try {
           await auth.deletePasskey(passkey.id);
-          notify(
+          await load();
+          say(
+            card,
             `The passkey “${passkey.name}” was removed: it no longer signs you in.`,
             'success',
           );
-          await load();
-          $('#passkeys-title').focus();
           void onChange();
         } catch (error) {
-          notify(`The passkey was not removed. ${describe(error, 'passkey')}`);
+          say(card, `The passkey was not removed. ${describe(error, 'passkey')}`);
         }
       });
     });
@@ -100,27 +102,21 @@ export function wirePasskeys({ auth, notify, onSubmit, withStepUp, onChange, onC
     return item;
   }
 
-  onSubmit(
-    '#passkey-add-form',
-    'Waiting for your passkey…',
-    async (values, form) => {
-      const result = await withStepUp(() =>
-        auth.registerPasskey({ name: values.name || undefined }),
-      );
-      if (!result) {
-        notify('No passkey was added.', 'info');
-        return;
-      }
-      clearForm(form);
-      notify(
-        `The passkey “${result.data.passkey.name}” was added. Sign in with it next time, or use it after your password.`,
-        'success',
-      );
-      await load();
-      void onChange();
-    },
-    'passkey',
-  );
+  onSubmit('#passkey-add-form', 'Waiting for your passkey…', async (values, form) => {
+    const result = await withStepUp(() => auth.registerPasskey({ name: values.name || undefined }));
+    if (!result) {
+      say(form, 'No passkey was added.', 'info');
+      return;
+    }
+    clearForm(form);
+    await load();
+    say(
+      form,
+      `The passkey “${result.data.passkey.name}” was added. Sign in with it next time, or use it after your password.`,
+      'success',
+    );
+    void onChange();
+  });
 
   function reset() {
     onCount(0);

@@ -3,8 +3,9 @@
 // sign-in is not recent enough (403 REAUTHENTICATION_REQUIRED): the password or a code, then the
 // same call again.
 import { AuthError } from './sdk/index.js';
-import { describe } from './messages.js';
-import { clearForm, eitherField, valuesOf, whileBusy } from './forms.js';
+import { describe, fieldWords } from './messages.js';
+import { clearForm, eitherField, fieldsOf, showFieldErrors, valuesOf, whileBusy } from './forms.js';
+import { clearResults, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -21,10 +22,11 @@ function statusText({ totp, recovery_codes_left: left }, passkeys) {
 }
 
 /**
- * Wires the two-step section of the account page with the app's SDK client, notice and forms;
+ * Wires the two-step section of the account page with the app's SDK client and forms;
  * `onChange` runs once it was switched on or off (a role that must have it can do more now).
  */
-export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
+export function wireSecondFactor({ auth, onSubmit, onChange }) {
+  const card = $('#two-step');
   let status = { totp: false, recovery_codes_left: 0 };
   /** How many passkeys the account has: each is a second factor too. */
   let passkeys = 0;
@@ -81,7 +83,6 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
     reauthField.reset();
     // A code is offered only to someone with an authenticator app.
     $('#reauth-switch').hidden = !status.totp;
-    $('#reauth-error').hidden = true;
     dialog.returnValue = '';
     dialog.showModal();
     reauthField.input.focus();
@@ -99,17 +100,18 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
   $('#reauth-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const form = event.currentTarget;
-    void whileBusy(form.querySelector('button'), 'Checking…', async () => {
-      $('#reauth-error').hidden = true;
+    void whileBusy(form.querySelector('[type=submit]'), 'Checking…', async () => {
+      clearResults(form);
       try {
         await auth.reauthenticate(valuesOf(form));
         $('#reauth-dialog').close('confirmed');
       } catch (error) {
-        // The page behind the dialog is inert: the error is said here.
-        $('#reauth-error').textContent = describe(error);
-        $('#reauth-error').hidden = false;
-        reauthField.input.focus();
-        reauthField.input.select();
+        // The page behind the dialog is inert: the error is said here, beside the field.
+        const words = fieldWords(error, fieldsOf(form), 'reauth');
+        if (words[reauthField.input.name]) {
+          showFieldErrors(form, words);
+          reauthField.input.select();
+        } else say(form, describe(error, 'reauth'));
       }
     });
   });
@@ -153,13 +155,13 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
 
   $('#totp-begin').addEventListener('click', () => {
     void whileBusy($('#totp-begin'), 'Starting…', async () => {
-      notify('');
+      clearResults(card);
       try {
         const result = await withStepUp(() => auth.beginTotpEnrolment());
         if (result) showEnrolment(result.data);
-        else notify('Two-step sign-in is still off.', 'info');
+        else say(card, 'Two-step sign-in is still off.', 'info');
       } catch (error) {
-        notify(`Two-step sign-in could not be switched on. ${describe(error)}`);
+        say(card, `Two-step sign-in could not be switched on. ${describe(error)}`);
       }
     });
   });
@@ -174,10 +176,10 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
     const { data } = await auth.confirmTotpEnrolment(values.code);
     forgetEnrolment();
     status = { totp: true, recovery_codes_left: data.recovery_codes.length };
-    notify('Two-step sign-in is on.', 'success');
     showCodes(
       data.recovery_codes,
-      'From now on, signing in asks for your password and a code from your authenticator app. ' +
+      'Two-step sign-in is on. From now on, signing in asks for your password and a code from ' +
+        'your authenticator app. ' +
         'If you lose the app, one of these codes signs you in instead.',
     );
     void onChange();
@@ -191,18 +193,20 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
 
   $('#recovery-regenerate').addEventListener('click', () => {
     void whileBusy($('#recovery-regenerate'), 'Making new codes…', async () => {
-      notify('');
+      clearResults(card);
       try {
         const result = await withStepUp(() => auth.regenerateRecoveryCodes());
         if (!result) {
-          notify('Nothing was changed: your recovery codes still work.', 'info');
+          say(card, 'Nothing was changed: your recovery codes still work.', 'info');
           return;
         }
         status = { ...status, recovery_codes_left: result.data.recovery_codes.length };
-        notify('You have new recovery codes.', 'success');
-        showCodes(result.data.recovery_codes, 'Your old recovery codes no longer work.');
+        showCodes(
+          result.data.recovery_codes,
+          'You have new recovery codes: the old ones no longer work.',
+        );
       } catch (error) {
-        notify(`No new recovery codes were made. ${describe(error)}`);
+        say(card, `No new recovery codes were made. ${describe(error)}`);
       }
     });
   });
@@ -210,7 +214,7 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
   onSubmit('#totp-disable-form', 'Switching off…', async (values, form) => {
     const result = await withStepUp(() => auth.disableTotp(values));
     if (!result) {
-      notify('Two-step sign-in is still on.', 'info');
+      say(form, 'Two-step sign-in is still on.', 'info');
       return;
     }
     clearForm(form);
@@ -218,9 +222,8 @@ export function wireSecondFactor({ auth, notify, onSubmit, onChange }) {
     hideCodes();
     status = { totp: false, recovery_codes_left: 0 };
     render();
-    notify('Two-step sign-in is off. Signing in takes only your password now.', 'success');
-    // The form is gone: the focus goes to the section it was in.
-    $('#two-step-title').focus();
+    // The form is gone: the result is said in the section it was in.
+    say(card, 'Two-step sign-in is off. Signing in takes only your password now.', 'success');
     void onChange();
   });
 
