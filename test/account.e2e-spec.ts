@@ -237,6 +237,10 @@ describe('the signed-in user’s account', () => {
       });
       expectError(response, 409, 'REGISTRATION_FAILED');
       expect(response.body.message).toBe('This username is already taken');
+      // The field is named, so a form marks it without reading the message.
+      expect(response.body.details).toEqual([
+        { field: 'username', message: 'This username is already taken' },
+      ]);
       expect(await stored(session.user.id)).toEqual(before);
       expect(await events(session.user.id)).not.toContain('profile_updated');
     });
@@ -672,6 +676,9 @@ describe('the signed-in user’s account', () => {
       });
       expectError(response, 409, 'REGISTRATION_FAILED');
       expect(response.body.message).toBe('An account with this email already exists');
+      expect(response.body.details).toEqual([
+        { field: 'newEmail', message: 'An account with this email already exists' },
+      ]);
       expect(mailsTo(other.credentials.email)).toHaveLength(before);
       expect(await liveChangeTokens(session.user.id)).toBe(0);
     });

@@ -173,6 +173,10 @@ describe('ACCOUNT_ENUMERATION_PROTECTION=true', () => {
     });
     expectError(byUsername, 409, 'REGISTRATION_FAILED');
     expect(byUsername.body.message).toBe('This username is already taken');
+    // Only the username is named: the address's account stays unsaid.
+    expect(byUsername.body.details).toEqual([
+      { field: 'username', message: 'This username is already taken' },
+    ]);
     expect(seen(byBoth)).toEqual(seen(byUsername));
     await settled();
     expect(mails(owner.credentials.email, ATTEMPT)).toHaveLength(0);

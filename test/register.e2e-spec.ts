@@ -65,6 +65,8 @@ describe('POST /api/v1/auth/register', () => {
     });
     expectError(response, 409, 'REGISTRATION_FAILED');
     expect(response.body.message).toMatch(/email/i);
+    // The field is named, so a form marks it without reading the message.
+    expect(response.body.details).toEqual([{ field: 'email', message: response.body.message }]);
   });
 
   it('refuses a username already taken in another case with 409', async () => {
@@ -76,6 +78,7 @@ describe('POST /api/v1/auth/register', () => {
     });
     expectError(response, 409, 'REGISTRATION_FAILED');
     expect(response.body.message).toMatch(/username/i);
+    expect(response.body.details).toEqual([{ field: 'username', message: response.body.message }]);
   });
 
   it('keeps addresses apart that a collation or case folding would merge', async () => {

@@ -63,7 +63,7 @@ export class EmailChangeService {
     }
     const holder = await this.users.findByEmail(address);
     if (holder && holder.id !== user.id) {
-      throw new AppException('REGISTRATION_FAILED', { message: TAKEN });
+      throw taken();
     }
 
     // Capped by the address mailed, whoever asks: before anything is retired or written.
@@ -170,4 +170,12 @@ export class EmailChangeService {
       });
     }
   }
+}
+
+/** The field in `details`, as for invalid input: a form marks it without reading `message`. */
+function taken(): AppException {
+  return new AppException('REGISTRATION_FAILED', {
+    message: TAKEN,
+    details: [{ field: 'newEmail', message: TAKEN }],
+  });
 }

@@ -48,8 +48,10 @@ export class ProfileService {
         await this.users.update(manager, userId, fields);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
+        const message = 'This username is already taken';
         throw new AppException('REGISTRATION_FAILED', {
-          message: 'This username is already taken',
+          message,
+          details: [{ field: 'username', message }],
         });
       }
       const user = await this.users.findIn(manager, userId);

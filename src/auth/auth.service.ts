@@ -147,12 +147,13 @@ export class AuthService {
       if (this.hideAccounts && error.conflict === 'email' && !error.usernameTaken) {
         return this.answerAsNew({ ...input, passwordHash }, client);
       }
-      throw new AppException('REGISTRATION_FAILED', {
-        message:
-          error.conflict === 'email' && !this.hideAccounts
-            ? 'An account with this email already exists'
-            : 'This username is already taken',
-      });
+      const field = error.conflict === 'email' && !this.hideAccounts ? 'email' : 'username';
+      const message =
+        field === 'email'
+          ? 'An account with this email already exists'
+          : 'This username is already taken';
+      // The field in `details`, as for invalid input: a form marks it without reading `message`.
+      throw new AppException('REGISTRATION_FAILED', { message, details: [{ field, message }] });
     }
     const { user, token } = created;
     if (this.hideAccounts) {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { SpaServer, startSpaServer } from '../../examples/spa/server';
 import { freePort } from '../support/free-port';
@@ -139,6 +139,8 @@ export async function logInThroughPage(
   page: Page,
   credentials: { email: string; password: string },
 ): Promise<void> {
+  // The login is one task of several: its form shows at /#log-in (or with none named).
+  if (await page.isHidden('#task-log-in')) await page.evaluate(() => (location.hash = 'log-in'));
   await page.fill('#login-email', credentials.email);
   await page.fill('#login-password', credentials.password);
   await page.click('#login-form [type=submit]');
@@ -168,3 +170,108 @@ export async function codeToType(app: { code(): Promise<string> }): Promise<stri
   if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
   return app.code();
 }
+
+/** The two window sizes every message is checked at: a desktop and a phone. */
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+/**
+ * Where `selector` is: its box, and whether all of it is inside the window without scrolling
+ * (what a person sees where they are; a message above or below the fold is one they miss).
+ */
+export async function placeOf(page: Page, selector: string) {
+  return page.locator(selector).evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    return {
+      inView:
+        box.width > 0 &&
+        box.height > 0 &&
+        box.top >= 0 &&
+        box.left >= 0 &&
+        box.bottom <= window.innerHeight &&
+        box.right <= window.innerWidth,
+      focused: document.activeElement === element,
+      box: { top: Math.round(box.top), bottom: Math.round(box.bottom) },
+      viewport: { width: window.innerWidth, height: window.innerHeight },
+    };
+  });
+}
+
+/**
+ * Runs `action` and waits for what it said beside `region` (the id of a form or a card, the
+ * result area being `#<region>-result`), which must be in view and have the focus, as a person
+ * and a screen reader meet it. Returns its text.
+ */
+export async function resultAfter(
+  page: Page,
+  region: string,
+  action: () => Promise<unknown>,
+): Promise<string> {
+  const area = `#${region}-result`;
+  await action();
+  await page.waitForSelector(`${area}:not(:empty)`);
+  const place = await placeOf(page, area);
+  expect({ area, inView: place.inView, focused: place.focused }).toEqual({
+    area,
+    inView: true,
+    focused: true,
+  });
+  return (await page.textContent(area))?.trim() ?? '';
+}
+
+/** What `#<region>-result` says now ('' when nothing). */
+export async function resultOf(page: Page, region: string): Promise<string> {
+  return (await page.textContent(`#${region}-result`))?.trim() ?? '';
+}
+
+/**
+ * Runs `action` and waits for the words beside `input` (`#<input id>-error`): in view, the input
+ * focused and described by them. Returns them.
+ */
+export async function fieldErrorAfter(
+  page: Page,
+  input: string,
+  action: () => Promise<unknown>,
+): Promise<string> {
+  const note = `${input}-error`;
+  await action();
+  await page.waitForSelector(note);
+  const place = await placeOf(page, note);
+  const field = await placeOf(page, input);
+  expect({ note, inView: place.inView, fieldFocused: field.focused }).toEqual({
+    note,
+    inView: true,
+    fieldFocused: true,
+  });
+  expect(await page.getAttribute(input, 'aria-invalid')).toBe('true');
+  expect((await page.getAttribute(input, 'aria-describedby'))?.split(' ')).toContain(note.slice(1));
+  return (await page.textContent(note))?.trim() ?? '';
+}
+
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's WCAG 2.2 A/AA rules on what the page shows now: the violations, each as
+ * "rule: target" (none expected). Run through the DevTools protocol, which the page's CSP (no
+ * inline script) does not stop.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: AxeRunner }).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+    });
+    return result.violations.flatMap((violation) =>
+      violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}`),
+    );
+  });
+}
+type AxeRunner = {
+  run(
+    context: Document,
+    options: object,
+  ): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }>;
+};
