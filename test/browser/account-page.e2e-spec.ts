@@ -1,6 +1,16 @@
 import { BrowserContext, Page } from 'playwright-core';
 import { PASSWORD, login, registerAndLogin } from '../support/auth-helpers';
-import { Harness, logInThroughPage, openApp, startHarness, waitFor } from './harness';
+import {
+  Harness,
+  fieldErrorAfter,
+  logInThroughPage,
+  openApp,
+  placeOf,
+  resultAfter,
+  resultOf,
+  startHarness,
+  waitFor,
+} from './harness';
 import { checkScreenshots, screenshot } from './screenshots';
 
 /**
@@ -21,14 +31,6 @@ describe('the example app’s account page in Chromium', () => {
   afterEach(() => context.close());
 
   const text = async (page: Page, selector: string) => (await page.textContent(selector))?.trim();
-  async function noticeAfter(page: Page, action: () => Promise<void>): Promise<string> {
-    await page.evaluate(() => {
-      document.querySelector('#notice')?.setAttribute('hidden', '');
-    });
-    await action();
-    await page.waitForSelector('#notice:not([hidden])');
-    return (await text(page, '#notice')) ?? '';
-  }
   async function signedIn() {
     const user = await registerAndLogin(h.t);
     const tab = await openApp(context, h.spa.url);
@@ -42,7 +44,7 @@ describe('the example app’s account page in Chromium', () => {
     const other = await registerAndLogin(h.t);
     expect(await page.inputValue('#profile-username')).not.toBe('');
 
-    const saved = await noticeAfter(page, async () => {
+    const saved = await resultAfter(page, 'profile-form', async () => {
       await page.fill('#profile-name', 'Ann Example');
       await page.fill('#profile-picture', 'https://cdn.example.com/ann.png');
       await page.click('#profile-form [type=submit]');
@@ -58,19 +60,24 @@ describe('the example app’s account page in Chromium', () => {
       picture: 'https://cdn.example.com/ann.png',
     });
 
-    const refused = await noticeAfter(page, async () => {
+    // A refused field is said beside it, in the app's words (not the validator's), and only there.
+    const refused = await fieldErrorAfter(page, '#profile-picture', async () => {
       await page.fill('#profile-picture', 'http://not-https.example.com/a.png');
       await page.click('#profile-form [type=submit]');
     });
-    expect(refused).toBe('Please correct the fields marked below.');
-    expect(await page.getAttribute('#profile-picture', 'aria-invalid')).toBe('true');
+    expect(refused).toBe('Enter an https:// address of a picture, or leave it empty.');
+    expect(await resultOf(page, 'profile-form')).toBe('');
 
-    const taken = await noticeAfter(page, async () => {
+    const taken = await fieldErrorAfter(page, '#profile-username', async () => {
       await page.fill('#profile-picture', '');
       await page.fill('#profile-username', other.credentials.username);
       await page.click('#profile-form [type=submit]');
     });
-    expect(taken).toMatch(/taken/);
+    expect(taken).toBe('This username is taken: choose another one.');
+    expect(await resultOf(page, 'profile-form')).toBe('');
+    // The picture's mistake was corrected: its words are gone.
+    expect(await page.isVisible('#profile-picture-error')).toBe(false);
+    expect(await page.getAttribute('#profile-picture', 'aria-invalid')).toBeNull();
   });
 
   it('lists the sessions, ends another device’s, then all the others', async () => {
@@ -85,13 +92,13 @@ describe('the example app’s account page in Chromium', () => {
     expect(await page.textContent('#session-list')).toContain('Chrome on Linux');
     await screenshot(page, 'account');
 
-    const ended = await noticeAfter(page, () =>
+    const ended = await resultAfter(page, 'sessions', () =>
       page.locator('#session-list li button').first().click(),
     );
     expect(ended).toBe('That device was signed out.');
     await page.waitForFunction(() => document.querySelectorAll('#session-list li').length === 3);
 
-    const others = await noticeAfter(page, () => page.click('#end-others'));
+    const others = await resultAfter(page, 'sessions', () => page.click('#end-others'));
     expect(others).toBe('Signed out of 2 other sessions.');
     await page.waitForFunction(() => document.querySelectorAll('#session-list li').length === 1);
     const refusedPhone = await h.t
@@ -104,20 +111,23 @@ describe('the example app’s account page in Chromium', () => {
 
   it('changes the password and stays signed in; a wrong current password says so', async () => {
     const { page, user } = await signedIn();
-    const wrong = await noticeAfter(page, async () => {
+    // Said beside the field it is about, not at the top of the page.
+    const wrong = await fieldErrorAfter(page, '#password-currentPassword', async () => {
       await page.fill('#password-currentPassword', 'not-my-password');
       await page.fill('#password-newPassword', 'a-fresh-password-1');
       await page.click('#password-form [type=submit]');
     });
-    expect(wrong).toBe('The current password is wrong.');
+    expect(wrong).toBe('That is not your current password.');
+    expect(await resultOf(page, 'password-form')).toBe('');
 
-    const changed = await noticeAfter(page, async () => {
+    const changed = await resultAfter(page, 'password-form', async () => {
       await page.fill('#password-currentPassword', PASSWORD);
       await page.fill('#password-newPassword', 'a-fresh-password-1');
       await page.click('#password-form [type=submit]');
     });
     expect(changed).toBe('Your password was changed. Every other device was signed out.');
     expect(await page.inputValue('#password-currentPassword')).toBe('');
+    expect(await page.isVisible('#password-currentPassword-error')).toBe(false);
     await page.click('#call-protected');
     await page.waitForSelector('#protected-result:not(:empty)');
     expect(await page.textContent('#protected-result')).toMatch(/^200 /);
@@ -127,19 +137,24 @@ describe('the example app’s account page in Chromium', () => {
   it('changes the email through the link mailed to the new address', async () => {
     const { page } = await signedIn();
     const newEmail = `moved${Date.now()}@example.com`;
-    const sent = await noticeAfter(page, async () => {
+    const sent = await resultAfter(page, 'email-form', async () => {
       await page.fill('#email-newEmail', newEmail);
       await page.fill('#email-password', PASSWORD);
       await page.click('#email-form [type=submit]');
     });
-    expect(sent).not.toBe('');
+    expect(sent).toBe(`We sent a link to ${newEmail}. Your address changes once you open it.`);
     await waitFor(() => h.sink.to(newEmail).length > 0);
     const link = h.sink.to(newEmail)[0].link;
     expect(new URL(link).pathname).toBe('/confirm-email');
 
     await page.goto(link);
     await page.waitForSelector('body[data-ready="true"]');
-    expect(await text(page, '#notice')).toBe(`Your email address is now ${newEmail}.`);
+    // The account card says so, in view and focused.
+    expect(await resultOf(page, 'account-card')).toBe(`Your email address is now ${newEmail}.`);
+    expect(await placeOf(page, '#account-card-result')).toMatchObject({
+      inView: true,
+      focused: true,
+    });
     expect(new URL(page.url()).search).toBe('');
     expect(await page.textContent('#user')).toContain(newEmail);
   });
@@ -148,7 +163,8 @@ describe('the example app’s account page in Chromium', () => {
     const { page, user } = await signedIn();
     const second = await openApp(context, h.spa.url);
 
-    const said = await noticeAfter(page, async () => {
+    // Signed out, the login says what happened.
+    const said = await resultAfter(page, 'login-form', async () => {
       await page.fill('#delete-password', PASSWORD);
       await page.click('#delete-form [type=submit]');
     });
@@ -159,6 +175,50 @@ describe('the example app’s account page in Chromium', () => {
     const { email, password } = user.credentials;
     const relogin = await h.t.http().post('/api/v1/auth/login').send({ email, password });
     expect(relogin.status).toBe(401);
+  });
+
+  it('offers an unverified user a new verification email, and hides the offer once verified', async () => {
+    const { page, user } = await signedIn();
+    const email = user.credentials.email;
+    expect(await page.isVisible('#unverified')).toBe(true);
+    expect(await text(page, '#verify-resend')).toBe('Send the verification email again');
+    expect(await page.textContent('#user')).toContain('Email verifiednot yet');
+    const before = h.sink.to(email).length;
+
+    const sent = await resultAfter(page, 'account-card', () => page.click('#verify-resend'));
+    expect(sent).toBe(`We sent a new verification link to ${email}.`);
+    await waitFor(() => h.sink.to(email).length === before + 1);
+    const link = h.sink.to(email)[before].link;
+    expect(new URL(link).origin).toBe(h.spa.url);
+    expect(new URL(link).pathname).toBe('/verify-email');
+
+    // Its link verifies the address: the account card says so, and the offer is gone.
+    await page.goto(link);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await resultOf(page, 'account-card')).toBe(`Your email ${email} is verified.`);
+    expect(await page.isVisible('#unverified')).toBe(false);
+    expect(await page.textContent('#user')).toContain('Email verifiedyes');
+    // And stays gone for a verified user.
+    await page.reload();
+    await page.waitForSelector('#signed-in:not([hidden])');
+    expect(await page.isVisible('#unverified')).toBe(false);
+  });
+
+  it('keeps the sessions list live: a sign-in elsewhere shows up without a reload', async () => {
+    const { page, user } = await signedIn();
+    // The API's login and the page's.
+    await page.waitForFunction(() => document.querySelectorAll('#session-list li').length === 2);
+    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+
+    await login(h.t, user.credentials);
+    // The person comes back to the tab.
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await page.waitForFunction(() => document.querySelectorAll('#session-list li').length === 3);
+    expect(await page.evaluate(() => 'notReloaded' in window)).toBe(true);
+    expect(await page.locator('#session-list li', { hasText: 'This device' }).count()).toBe(1);
+    // Nothing was said, and the focus stayed where it was.
+    expect(await resultOf(page, 'sessions')).toBe('');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('account-title');
   });
 
   it('keeps the README’s screenshot of this page', () => {

@@ -2,7 +2,17 @@ import { BrowserContext, Page } from 'playwright-core';
 import { Authenticator } from '../support/authenticator';
 import { registerAndLogin, registerUser, uniqueUser } from '../support/auth-helpers';
 import { ReceivedMail } from '../support/mailbox';
-import { Harness, codeToType, openApp, startHarness, waitFor } from './harness';
+import {
+  Harness,
+  codeToType,
+  fieldErrorAfter,
+  openApp,
+  placeOf,
+  resultAfter,
+  resultOf,
+  startHarness,
+  waitFor,
+} from './harness';
 
 const SUBJECT = 'Your sign-in code for Auth Service';
 
@@ -31,9 +41,21 @@ describe('sign-in with a code by email in the example app', () => {
     (await context.cookies(`${h.apiUrl}/auth/refresh`)).filter((c) => c.name.endsWith('_token'))
       .length;
 
+  /**
+   * Opens the email-code task as a person does from the login: the "Email me a sign-in code"
+   * link of the "Other ways to sign in" card.
+   */
+  async function openEmailCodeTask(page: Page): Promise<void> {
+    await page.click('#other-ways a[href="#email-code"]');
+    await page.waitForSelector('#task-email-code:not([hidden])');
+    expect(await page.isHidden('#task-log-in')).toBe(true);
+    expect(new URL(page.url()).hash).toBe('#email-code');
+  }
+
   /** Asks for a code through the page and waits for its mail. */
   async function askThroughPage(page: Page, email: string): Promise<ReceivedMail> {
     const before = h.sink.to(email).length;
+    if (await page.isHidden('#task-email-code')) await openEmailCodeTask(page);
     await page.fill('#code-request-email', email);
     await page.click('#code-request-form [type=submit]');
     await page.waitForSelector('#code-verify-form:not([hidden])');
@@ -52,7 +74,7 @@ describe('sign-in with a code by email in the example app', () => {
     const mail = await askThroughPage(page, credentials.email);
     expect(await focused(page)).toBe('code-verify-code');
     expect(await text(page, '#code-verify-hint')).toBe(
-      'Sign-in code sent. The code and the link in the email work once, for 15 minutes.',
+      `We sent a code to ${credentials.email}. The code and the link in the email work once, for 15 minutes.`,
     );
     expect(await page.isVisible('#code-request-form')).toBe(false);
     // The link leads back to this app.
@@ -66,9 +88,11 @@ describe('sign-in with a code by email in the example app', () => {
     expect(await text(page, '#user')).toContain('Email verified\nyes');
     expect(await sessionCookies()).toBe(2);
 
-    // Signed out again, the page offers the address form afresh.
+    // Signed out again, the page shows the login, and its link offers the address form afresh.
     await page.click('#logout');
     await page.waitForSelector('#signed-out:not([hidden])');
+    expect(await page.isVisible('#task-log-in')).toBe(true);
+    await openEmailCodeTask(page);
     expect(await page.isVisible('#code-request-form')).toBe(true);
     expect(await page.isVisible('#code-verify-form')).toBe(false);
 
@@ -96,11 +120,21 @@ describe('sign-in with a code by email in the example app', () => {
     }
 
     // Opened again: used up, said in plain words, and nobody is signed in.
+    // The page opens on the form that asks for a new code, the words beside it, in view and
+    // focused, and the token gone from the address bar there too.
     const again = await openApp(context, h.spa.url, `${link.pathname}${link.search}`);
     await again.page.waitForSelector('#signed-out:not([hidden])');
-    expect(await text(again.page, '#notice')).toBe(
-      'This sign-in link is invalid, expired or already used. Ask for a new code below.',
+    expect(await again.page.isVisible('#task-email-code #code-request-form')).toBe(true);
+    expect(await again.page.isHidden('#task-log-in')).toBe(true);
+    expect(await resultOf(again.page, 'code-request-form')).toBe(
+      'This sign-in link has expired or was already used. Ask for a new code below.',
     );
+    const place = await placeOf(again.page, '#code-request-form-result');
+    expect({ inView: place.inView, focused: place.focused }).toEqual({
+      inView: true,
+      focused: true,
+    });
+    expect(again.page.url()).toBe(`${h.spa.url}/#email-code`);
     expect(await sessionCookies()).toBe(0);
     // And the code of the same mail died with the link.
     await h.t
@@ -122,15 +156,18 @@ describe('sign-in with a code by email in the example app', () => {
       .send({ code: await app.code() })
       .expect(200);
 
-    const { page } = await openApp(context, h.spa.url);
+    // The task's own address (a bookmark, a shared link) opens it directly.
+    const { page } = await openApp(context, h.spa.url, '/#email-code');
+    expect(await page.isVisible('#task-email-code #code-request-form')).toBe(true);
+    expect(await page.isHidden('#task-log-in')).toBe(true);
     const mail = await askThroughPage(page, session.credentials.email);
     const code = codeOf(mail);
     await page.fill('#code-verify-code', code === '000000' ? '000001' : '000000');
-    await page.click('#code-verify-form [type=submit]');
-    await page.waitForSelector('#notice:not([hidden])');
-    expect(await text(page, '#notice')).toBe(
-      'That code is wrong, expired or already used. Check the email, or ask for a new code.',
-    );
+    expect(
+      await resultAfter(page, 'code-verify-form', () =>
+        page.click('#code-verify-form [type=submit]'),
+      ),
+    ).toBe('That code is wrong, expired or already used. Check the email, or ask for a new code.');
 
     await page.fill('#code-verify-code', code);
     await page.click('#code-verify-form [type=submit]');
@@ -138,6 +175,13 @@ describe('sign-in with a code by email in the example app', () => {
     expect(await text(page, '#mfa-hint')).toBe(
       'Your code was right. Enter the 6-digit code your authenticator app shows for this account.',
     );
+    expect(await sessionCookies()).toBe(0);
+    // A wrong code at this step: said beside its field, the field ready for the next one.
+    const right = await codeToType(app);
+    await page.fill('#mfa-code', right === '000000' ? '000001' : '000000');
+    expect(
+      await fieldErrorAfter(page, '#mfa-code', () => page.click('#mfa-form [type=submit]')),
+    ).toBe('That code is wrong or was already used. Enter the one your app shows now.');
     expect(await sessionCookies()).toBe(0);
     await page.fill('#mfa-code', await codeToType(app));
     await page.click('#mfa-form [type=submit]');

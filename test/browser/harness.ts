@@ -188,10 +188,11 @@ export async function placeOf(page: Page, selector: string) {
       inView:
         box.width > 0 &&
         box.height > 0 &&
-        box.top >= 0 &&
-        box.left >= 0 &&
-        box.bottom <= window.innerHeight &&
-        box.right <= window.innerWidth,
+        // A pixel's slack: scrolling lands on fractions of one.
+        box.top >= -1 &&
+        box.left >= -1 &&
+        box.bottom <= window.innerHeight + 1 &&
+        box.right <= window.innerWidth + 1,
       focused: document.activeElement === element,
       box: { top: Math.round(box.top), bottom: Math.round(box.bottom) },
       viewport: { width: window.innerWidth, height: window.innerHeight },

@@ -1,7 +1,16 @@
-import { BrowserContext } from 'playwright-core';
+import { BrowserContext, Page } from 'playwright-core';
 import * as jwt from 'jsonwebtoken';
 import { IdentityProviderProcess, startIdentityProvider } from '../support/identity-provider';
-import { Harness, openApp, startHarness } from './harness';
+import { Harness, logInThroughPage, openApp, resultAfter, resultOf, startHarness } from './harness';
+
+/**
+ * What the account page says when a link comes back refused (`?error=ACCOUNT_EXISTS`: that
+ * identity is another account's, or this account has one of the provider already). Not the
+ * signed-out words ("Sign in to it, then link the provider from your account page"): the person
+ * is signed in, on that page.
+ */
+const LINK_REFUSED =
+  'That provider account is linked to another account already, or yours already has one from this provider: nothing was linked.';
 
 /**
  * Issue 26: "Sign in with <name>" in the example app, in Chromium, through a real OpenID
@@ -42,21 +51,34 @@ describe('identity providers in the example app', () => {
   });
   beforeEach(async () => {
     context = await h.browser.newContext({ viewport: { width: 1000, height: 760 } });
+    // A missing result fails with what was awaited, before the test's own timeout.
+    context.setDefaultTimeout(10_000);
   });
   afterEach(() => context.close());
 
-  it('signs in through the provider’s login and consent pages and comes back signed in', async () => {
-    const tab = await openApp(context, h.spa.url);
-    const { page } = tab;
-    const email = `browser${process.pid}-${Date.now()}@corp.example`;
-    await page.getByRole('button', { name: 'Sign in with Corp ID' }).click();
+  /**
+   * From the app's button to the provider, through its login (`login` says who signs in there,
+   * `subject:email:verified`) and consent pages, and back to the app.
+   */
+  async function throughProvider(page: Page, button: string, login: string): Promise<void> {
+    await page.click(button);
     await page.waitForURL((url) => url.href.startsWith(idp.issuer));
-    await page.fill('input[name="login"]', `b-${Date.now()}:${email}:1`);
+    await page.fill('input[name="login"]', login);
     await page.fill('input[name="password"]', 'any');
     await page.click('button[type="submit"]');
     await page.waitForSelector('button:has-text("Continue")');
     await page.click('button[type="submit"]');
     await page.waitForURL((url) => url.href.startsWith(h.spa.url));
+  }
+  /** The provider's button in the "Other ways to sign in" card, beside the login form. */
+  const SIGN_IN = '#other-ways #provider-sign-in button:has-text("Sign in with Corp ID")';
+
+  it('signs in through the provider’s login and consent pages and comes back signed in', async () => {
+    const tab = await openApp(context, h.spa.url);
+    const { page } = tab;
+    const email = `browser${process.pid}-${Date.now()}@corp.example`;
+    expect(await page.getByRole('button', { name: 'Sign in with Corp ID' }).isVisible()).toBe(true);
+    await throughProvider(page, SIGN_IN, `b-${Date.now()}:${email}:1`);
     await page.waitForSelector('#signed-in:not([hidden])');
     expect(await page.innerText('#user')).toContain(email);
     const access = (await context.cookies(h.apiUrl)).find((c) => c.name === 'access_token');
@@ -77,17 +99,65 @@ describe('identity providers in the example app', () => {
       .send({ ...owner, username: `taken${Date.now()}`, password: 'correct horse' })
       .expect(201);
     const { page } = await openApp(context, h.spa.url);
-    await page.getByRole('button', { name: 'Sign in with Corp ID' }).click();
-    await page.waitForURL((url) => url.href.startsWith(idp.issuer));
-    await page.fill('input[name="login"]', `t-${Date.now()}:${owner.email}:1`);
-    await page.fill('input[name="password"]', 'any');
-    await page.click('button[type="submit"]');
-    await page.waitForSelector('button:has-text("Continue")');
-    await page.click('button[type="submit"]');
-    await page.waitForURL((url) => url.href.startsWith(h.spa.url));
-    await page.waitForSelector('#notice:not([hidden])');
-    expect(await page.innerText('#notice')).toContain('An account with this email already exists');
+    // Said beside the buttons that started it, in view and focused, the login form beside it.
+    expect(
+      await resultAfter(page, 'other-ways', () =>
+        throughProvider(page, SIGN_IN, `t-${Date.now()}:${owner.email}:1`),
+      ),
+    ).toBe(
+      'An account with this email already exists. Sign in to it, then link the provider from your account page.',
+    );
     expect(page.url()).not.toContain('error=');
     await page.waitForSelector('#signed-out:not([hidden])');
+    expect(await page.isVisible('#task-log-in #login-form')).toBe(true);
+  });
+
+  it('links the provider from the account page, and says on that card why a second link was refused', async () => {
+    const subject = `l-${Date.now()}`;
+    const register = async (tag: string) => {
+      const credentials = {
+        email: `${tag}${process.pid}-${Date.now()}@example.com`,
+        username: `${tag}${Date.now()}`,
+        password: 'correct horse',
+      };
+      await h.t.http().post('/api/v1/auth/register').send(credentials).expect(201);
+      return credentials;
+    };
+    const first = await register('linker');
+    const { page } = await openApp(context, h.spa.url);
+    await logInThroughPage(page, first);
+    await page.waitForSelector('#identities:not([hidden]) #identity-link button');
+    await throughProvider(
+      page,
+      '#identity-link button:has-text("Link Corp ID")',
+      `${subject}:${subject}@corp.example:1`,
+    );
+    await page.waitForSelector('#signed-in:not([hidden])');
+    await page.waitForSelector('#identity-list li[data-identity="corp"]');
+    expect(await resultOf(page, 'identities')).toBe('');
+
+    // The same identity of the provider, linked to another account (another browser: the
+    // provider's own session is not this one's): refused, and said on the card.
+    const other = await h.browser.newContext({ viewport: { width: 1000, height: 760 } });
+    other.setDefaultTimeout(10_000);
+    try {
+      const second = (await openApp(other, h.spa.url)).page;
+      await logInThroughPage(second, await register('second'));
+      await second.waitForSelector('#identities:not([hidden]) #identity-link button');
+      expect(
+        await resultAfter(second, 'identities', () =>
+          throughProvider(
+            second,
+            '#identity-link button:has-text("Link Corp ID")',
+            `${subject}:${subject}@corp.example:1`,
+          ),
+        ),
+      ).toBe(LINK_REFUSED);
+      await second.waitForSelector('#signed-in:not([hidden])');
+      expect(second.url()).not.toContain('error=');
+      expect(await second.locator('#identity-list li').count()).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -2,7 +2,15 @@ import { BrowserContext, CDPSession, Page } from 'playwright-core';
 import * as jwt from 'jsonwebtoken';
 import { SpaServer, startSpaServer } from '../../examples/spa/server';
 import { registerUser, uniqueUser } from '../support/auth-helpers';
-import { AppTab, Harness, logInThroughPage, openApp, startHarness } from './harness';
+import {
+  AppTab,
+  Harness,
+  logInThroughPage,
+  openApp,
+  placeOf,
+  resultAfter,
+  startHarness,
+} from './harness';
 import { checkScreenshots, screenshot } from './screenshots';
 
 interface VirtualAuthenticator {
@@ -35,12 +43,6 @@ describe('passkeys in the example app', () => {
   afterEach(() => context.close());
 
   const text = async (page: Page, selector: string) => (await page.innerText(selector)).trim();
-  async function noticeAfter(page: Page, action: () => Promise<void>): Promise<string> {
-    await page.evaluate(() => document.querySelector('#notice')?.setAttribute('hidden', ''));
-    await action();
-    await page.waitForSelector('#notice:not([hidden])');
-    return text(page, '#notice');
-  }
   const amr = async () => {
     const access = (await context.cookies(h.apiUrl)).find((c) => c.name === 'access_token');
     return (jwt.decode(access?.value ?? '') as { amr?: string[] } | null)?.amr;
@@ -83,7 +85,9 @@ describe('passkeys in the example app', () => {
       document.querySelector('#passkeys-status')?.textContent?.startsWith('None yet'),
     );
     await tab.page.fill('#passkey-name', name);
-    const added = await noticeAfter(tab.page, () => tab.page.click('#passkey-add-form [type=submit]'));
+    const added = await resultAfter(tab.page, 'passkey-add-form', () =>
+      tab.page.click('#passkey-add-form [type=submit]'),
+    );
     expect(added).toBe(
       `The passkey “${name}” was added. Sign in with it next time, or use it after your password.`,
     );
@@ -93,6 +97,16 @@ describe('passkeys in the example app', () => {
   async function logOut(page: Page) {
     await page.click('#logout');
     await page.waitForSelector('#signed-out:not([hidden])');
+  }
+
+  /**
+   * Signs in as a person would: the passkey button of the "Other ways to sign in" card, in view
+   * beside the login form.
+   */
+  async function passkeySignIn(page: Page) {
+    await page.waitForSelector('#task-log-in:not([hidden]) #other-ways #passkey-sign-in');
+    expect((await placeOf(page, '#other-ways #passkey-sign-in')).inView).toBe(true);
+    await page.click('#other-ways #passkey-sign-in');
   }
 
   it('adds a passkey, signs in with it alone (amr hwk), renames and removes it, with no console error', async () => {
@@ -112,27 +126,29 @@ describe('passkeys in the example app', () => {
     await screenshot(page, 'passkeys');
 
     await logOut(page);
-    await page.click('#passkey-sign-in');
+    await passkeySignIn(page);
     await page.waitForSelector('#signed-in:not([hidden])');
     expect(await text(page, '#status')).toBe(`Signed in as ${credentials.username}`);
     expect(await amr()).toEqual(['hwk']);
 
     await page.fill('#passkey-list li input[name="name"]', 'Work laptop');
     expect(
-      await noticeAfter(page, () => page.click('#passkey-list li .passkey-rename button')),
+      await resultAfter(page, 'passkeys', () =>
+        page.click('#passkey-list li .passkey-rename button'),
+      ),
     ).toBe('The passkey was renamed.');
     await page.waitForFunction(
       () =>
         document.querySelector<HTMLInputElement>('#passkey-list li input')?.value === 'Work laptop',
     );
-    expect(await noticeAfter(page, () => page.click('#passkey-list li button.danger'))).toBe(
-      'The passkey “Work laptop” was removed: it no longer signs you in.',
-    );
+    expect(
+      await resultAfter(page, 'passkeys', () => page.click('#passkey-list li button.danger')),
+    ).toBe('The passkey “Work laptop” was removed: it no longer signs you in.');
     await page.waitForFunction(() => document.querySelectorAll('#passkey-list li').length === 0);
 
     // The authenticator still holds it; the service no longer takes it.
     await logOut(page);
-    expect(await noticeAfter(page, () => page.click('#passkey-sign-in'))).toBe(
+    expect(await resultAfter(page, 'other-ways', () => passkeySignIn(page))).toBe(
       'That passkey was not accepted. Try again, or sign in with your password.',
     );
     expect(await page.isVisible('#signed-out')).toBe(true);
@@ -162,7 +178,7 @@ describe('passkeys in the example app', () => {
     await logOut(first.page);
     const second = await openApp(context, h.spa.url);
     expect(await copyPasskeys(authenticator, await authenticatorIn(second.page))).toBe(1);
-    await second.page.click('#passkey-sign-in');
+    await passkeySignIn(second.page);
     await second.page.waitForSelector('#signed-in:not([hidden])');
     // The first tab hears of the sign-in and shows the account too.
     await first.page.waitForSelector('#signed-in:not([hidden])');

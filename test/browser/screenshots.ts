@@ -11,6 +11,7 @@ import { Page } from 'playwright-core';
  */
 export const SCREENSHOTS = [
   'signed-out',
+  'create-account',
   'field-error',
   'signed-in',
   'rate-limited',
@@ -30,12 +31,30 @@ const MANIFEST = join(IMAGES, 'example-spa.json');
 const WRITE = process.env.SCREENSHOTS === 'write';
 const taken = new Set<Screenshot>();
 
-export const screenshotFile = (name: Screenshot) => `docs/images/example-spa-${name}.png`;
+/** Each picture at both sizes people use: a desktop window and a phone. */
+const SIZES = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+type Size = keyof typeof SIZES;
 
+export const screenshotFile = (name: Screenshot, size: Size) =>
+  `docs/images/example-spa-${name}-${size}.png`;
+
+/**
+ * What the person sees at each size, scrolled as the page leaves it: the focused element (the
+ * result just said, or the heading of what just opened) in view. The window's size is restored.
+ */
 export async function screenshot(page: Page, name: Screenshot): Promise<void> {
-  const image = await page.screenshot({ fullPage: true, animations: 'disabled' });
-  if (image.length === 0) throw new Error(`The ${name} screenshot is empty`);
-  if (WRITE) writeFileSync(join(ROOT, screenshotFile(name)), image);
+  const before = page.viewportSize();
+  for (const [size, viewport] of Object.entries(SIZES) as Array<[Size, (typeof SIZES)[Size]]>) {
+    await page.setViewportSize(viewport);
+    await page.evaluate(() => document.activeElement?.scrollIntoView({ block: 'center' }));
+    const image = await page.screenshot({ animations: 'disabled', caret: 'initial' });
+    if (image.length === 0) throw new Error(`The ${name} screenshot is empty`);
+    if (WRITE) writeFileSync(join(ROOT, screenshotFile(name, size)), image);
+  }
+  if (before) await page.setViewportSize(before);
   taken.add(name);
 }
 
@@ -56,9 +75,10 @@ export function checkScreenshots(names: readonly Screenshot[]): {
       manifest.app === app
         ? []
         : ['examples/spa/public changed since the screenshots were taken: run npm run screenshots'],
-    missing: SCREENSHOTS.map(screenshotFile).filter(
-      (file) => !existsSync(join(ROOT, file)) || !readme.includes(`(${file})`),
-    ),
+    missing: SCREENSHOTS.flatMap((name) => [
+      screenshotFile(name, 'desktop'),
+      screenshotFile(name, 'phone'),
+    ]).filter((file) => !existsSync(join(ROOT, file)) || !readme.includes(`(${file})`)),
     taken: names.filter((name) => taken.has(name)),
   };
 }

@@ -5,8 +5,12 @@ import {
   AppTab,
   Harness,
   codeToType,
+  fieldErrorAfter,
   logInThroughPage,
   openApp,
+  placeOf,
+  resultAfter,
+  resultOf,
   startHarness,
   waitFor,
 } from './harness';
@@ -26,19 +30,19 @@ describe('two-step sign-in in the example app', () => {
   afterAll(() => h?.close());
   beforeEach(async () => {
     context = await h.browser.newContext({ viewport: { width: 1000, height: 760 } });
+    // A wait that fails names what it waited for, before the test's own timeout.
+    context.setDefaultTimeout(10_000);
   });
   afterEach(() => context.close());
 
   /** The text as it reads on the screen (innerText: laid out, spaces collapsed). */
   const text = async (page: Page, selector: string) => (await page.innerText(selector)).trim();
   const focused = (page: Page) => page.evaluate(() => document.activeElement?.id);
-  /** Waits until the notice says something new (it is emptied when a form is sent). */
-  async function noticeAfter(page: Page, action: () => Promise<void>): Promise<string> {
-    await page.evaluate(() => document.querySelector('#notice')?.setAttribute('hidden', ''));
-    await action();
-    await page.waitForSelector('#notice:not([hidden])');
-    return text(page, '#notice');
-  }
+  /** What of the input's value is selected, ready to be typed over. */
+  const selectedIn = (page: Page, selector: string) =>
+    page.$eval(selector, (input: HTMLInputElement) =>
+      input.value.slice(input.selectionStart ?? 0, input.selectionEnd ?? 0),
+    );
   const recoveryCodes = (page: Page) =>
     page.$$eval('#recovery-list li', (items) => items.map((item) => item.textContent ?? ''));
   const sessionCookies = async () =>
@@ -104,14 +108,17 @@ describe('two-step sign-in in the example app', () => {
     await screenshot(page, 'two-step-enrol');
     const app = new Authenticator(secret);
 
-    const on = await noticeAfter(page, async () => {
-      // As the app shows it, with its space.
-      await page.fill('#totp-code', (await codeToType(app)).replace(/^(\d{3})/, '$1 '));
-      await page.click('#totp-confirm-form [type=submit]');
-    });
-    expect(on).toBe('Two-step sign-in is on.');
+    // As the app shows it, with its space.
+    await page.fill('#totp-code', (await codeToType(app)).replace(/^(\d{3})/, '$1 '));
+    await page.click('#totp-confirm-form [type=submit]');
     await page.waitForSelector('#recovery:not([hidden])');
+    // The codes say it is on, where the focus is now.
+    expect(await text(page, '#recovery-text')).toBe(
+      'Two-step sign-in is on. From now on, signing in asks for your password and a code from ' +
+        'your authenticator app. If you lose the app, one of these codes signs you in instead.',
+    );
     expect(await focused(page)).toBe('recovery-title');
+    expect((await placeOf(page, '#recovery-title')).inView).toBe(true);
     expect(await text(page, '#recovery')).toContain('they will not be shown again');
     const codes = await recoveryCodes(page);
     expect(codes).toHaveLength(10);
@@ -163,10 +170,13 @@ describe('two-step sign-in in the example app', () => {
     );
 
     // New recovery codes, shown once like the first ones.
-    const renewed = await noticeAfter(page, () => page.click('#recovery-regenerate'));
-    expect(renewed).toBe('You have new recovery codes.');
+    await page.click('#recovery-regenerate');
     await page.waitForSelector('#recovery:not([hidden])');
-    expect(await text(page, '#recovery-text')).toBe('Your old recovery codes no longer work.');
+    expect(await text(page, '#recovery-text')).toBe(
+      'You have new recovery codes: the old ones no longer work.',
+    );
+    expect(await focused(page)).toBe('recovery-title');
+    expect((await placeOf(page, '#recovery-title')).inView).toBe(true);
     const newCodes = await recoveryCodes(page);
     expect(newCodes).toHaveLength(10);
     expect(newCodes.filter((code) => codes.includes(code))).toEqual([]);
@@ -174,14 +184,15 @@ describe('two-step sign-in in the example app', () => {
     await page.click('#recovery-done');
 
     // Off again, with a code from the app.
-    const off = await noticeAfter(page, async () => {
+    // Its form is gone: the two-step section says it, and has the focus.
+    const off = await resultAfter(page, 'two-step', async () => {
       await page.fill('#totp-disable-code', await codeToType(app));
       await page.click('#totp-disable-form [type=submit]');
     });
     expect(off).toBe('Two-step sign-in is off. Signing in takes only your password now.');
     expect(await text(page, '#two-step-status')).toBe('Off: signing in takes only your password.');
     expect(await page.isVisible('#totp-begin')).toBe(true);
-    expect(await focused(page)).toBe('two-step-title');
+    expect(await focused(page)).toBe('two-step-result');
 
     // The password alone signs in again.
     await logOut(page);
@@ -196,15 +207,18 @@ describe('two-step sign-in in the example app', () => {
     const tab = await openApp(context, h.spa.url);
     const { page, app } = await enrolThroughPage(tab, credentials);
 
-    const wrongFirst = await noticeAfter(page, async () => {
+    // Said beside the code's field, which keeps the focus.
+    const wrongFirst = await fieldErrorAfter(page, '#totp-code', async () => {
       await page.fill('#totp-code', '000000');
       await page.click('#totp-confirm-form [type=submit]');
     });
     expect(wrongFirst).toBe(
-      'That code is wrong or has been used. Enter the code your authenticator app shows now.',
+      'That code is wrong or was already used. Enter the one your app shows now.',
     );
+    expect(await resultOf(page, 'totp-confirm-form')).toBe('');
     // Still off, the code selected for the next try.
     expect(await focused(page)).toBe('totp-code');
+    expect(await selectedIn(page, '#totp-code')).toBe('000000');
     expect(await text(page, '#two-step-status')).toBe('Off: signing in takes only your password.');
     await page.fill('#totp-code', await codeToType(app));
     await page.click('#totp-confirm-form [type=submit]');
@@ -215,14 +229,14 @@ describe('two-step sign-in in the example app', () => {
 
     // The second step: a wrong code, then a recovery code used already.
     await passwordStep(page, credentials);
-    const wrong = await noticeAfter(page, async () => {
+    const wrong = await fieldErrorAfter(page, '#mfa-code', async () => {
       await page.fill('#mfa-code', '000000');
       await page.click('#mfa-form [type=submit]');
     });
-    expect(wrong).toBe(
-      'That code is wrong or has been used. Enter the code your authenticator app shows now.',
-    );
+    expect(wrong).toBe('That code is wrong or was already used. Enter the one your app shows now.');
+    expect(await resultOf(page, 'mfa-form')).toBe('');
     expect(await focused(page)).toBe('mfa-code');
+    expect(await selectedIn(page, '#mfa-code')).toBe('000000');
     await page.click('#mfa-switch');
     await page.fill('#mfa-recovery-code', first);
     await page.click('#mfa-form [type=submit]');
@@ -232,13 +246,12 @@ describe('two-step sign-in in the example app', () => {
     // The step opens on the app's code again.
     expect(await page.isVisible('#mfa-code')).toBe(true);
     await page.click('#mfa-switch');
-    const used = await noticeAfter(page, async () => {
+    const used = await fieldErrorAfter(page, '#mfa-recovery-code', async () => {
       await page.fill('#mfa-recovery-code', first);
       await page.click('#mfa-form [type=submit]');
     });
-    expect(used).toBe(
-      'That recovery code is wrong or has been used. Check it, or try another one.',
-    );
+    expect(used).toBe('That recovery code is wrong or was already used. Try another one.');
+    expect(await resultOf(page, 'mfa-form')).toBe('');
     expect(await text(page, '#status')).toBe('One more step to sign in');
 
     // Cancel goes back to the password.
@@ -254,14 +267,14 @@ describe('two-step sign-in in the example app', () => {
       .post('/api/v1/auth/logout')
       .set('Authorization', `Bearer ${elsewhere.access_token.value}`)
       .expect(200);
-    const expired = await noticeAfter(page, async () => {
+    // Back to the login, which says why.
+    const expired = await resultAfter(page, 'login-form', async () => {
       await page.fill('#mfa-code', await codeToType(app));
       await page.click('#mfa-form [type=submit]');
     });
-    expect(expired).toBe(
-      'This sign-in attempt has expired. Log in again with your email and password.',
-    );
+    expect(expired).toBe('This sign-in attempt has expired. Log in again.');
     await page.waitForSelector('#signed-out:not([hidden])');
+    expect(await page.isVisible('#task-log-in')).toBe(true);
 
     // Switched off with the password instead of a code.
     await passwordStep(page, credentials);
@@ -272,12 +285,13 @@ describe('two-step sign-in in the example app', () => {
     await page.waitForSelector('#totp-on:not([hidden])');
     await page.click('#totp-disable-switch');
     expect(await focused(page)).toBe('totp-disable-password');
-    const wrongPassword = await noticeAfter(page, async () => {
+    const wrongPassword = await fieldErrorAfter(page, '#totp-disable-password', async () => {
       await page.fill('#totp-disable-password', 'not-my-password');
       await page.click('#totp-disable-form [type=submit]');
     });
-    expect(wrongPassword).toBe('The current password is wrong.');
-    const off = await noticeAfter(page, async () => {
+    expect(wrongPassword).toBe('That is not your current password.');
+    expect(await resultOf(page, 'totp-disable-form')).toBe('');
+    const off = await resultAfter(page, 'two-step', async () => {
       await page.fill('#totp-disable-password', credentials.password);
       await page.click('#totp-disable-form [type=submit]');
     });

@@ -2,7 +2,17 @@ import { BrowserContext, Page } from 'playwright-core';
 import { UserDirectory } from '../../src/users/user-directory.service';
 import { Authenticator } from '../support/authenticator';
 import { registerAndLogin, uniqueUser } from '../support/auth-helpers';
-import { AppTab, Harness, codeToType, logInThroughPage, openApp, startHarness } from './harness';
+import {
+  AppTab,
+  Harness,
+  codeToType,
+  fieldErrorAfter,
+  logInThroughPage,
+  openApp,
+  resultAfter,
+  resultOf,
+  startHarness,
+} from './harness';
 
 /** The shortest the service accepts: a sign-in older than this is no longer recent. */
 const STEP_UP_MAX_AGE_S = 10;
@@ -35,12 +45,6 @@ describe('the example app: step-up, and a second factor a role must have', () =>
   }
   const text = async (page: Page, selector: string) => (await page.innerText(selector)).trim();
   const focused = (page: Page) => page.evaluate(() => document.activeElement?.id);
-  async function noticeAfter(page: Page, action: () => Promise<void>): Promise<string> {
-    await page.evaluate(() => document.querySelector('#notice')?.setAttribute('hidden', ''));
-    await action();
-    await page.waitForSelector('#notice:not([hidden])');
-    return text(page, '#notice');
-  }
   async function stepUpAsked(page: Page) {
     await page.waitForSelector('#reauth-dialog[open]');
     expect(await text(page, '#reauth-title')).toBe('Confirm it’s you');
@@ -65,26 +69,32 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     // Both sign-ins are no longer recent.
     await new Promise((resolve) => setTimeout(resolve, STEP_UP_MAX_AGE_S * 1000 + 1000));
 
-    // Ann cancels first: nothing changes, and the focus is back on her button.
+    // Ann cancels first: nothing changes, said in the two-step section, which has the focus.
     await annPage.click('#totp-begin');
     await stepUpAsked(annPage);
     expect(await focused(annPage)).toBe('reauth-password');
     // Without an authenticator app, only the password is offered.
     expect(await annPage.isVisible('#reauth-switch')).toBe(false);
-    const cancelled = await noticeAfter(annPage, () => annPage.click('#reauth-cancel'));
+    const cancelled = await resultAfter(annPage, 'two-step', () => annPage.click('#reauth-cancel'));
     expect(cancelled).toBe('Two-step sign-in is still off.');
     expect(await annPage.isVisible('#reauth-dialog')).toBe(false);
     expect(await annPage.isVisible('#totp-enrol')).toBe(false);
-    expect(await focused(annPage)).toBe('totp-begin');
+    expect(await annPage.isVisible('#totp-begin')).toBe(true);
+    expect(await focused(annPage)).toBe('two-step-result');
 
-    // Then a wrong password, said inside the dialog, and the right one.
+    // Then a wrong password, said inside the dialog beside its field, and the right one.
     await annPage.click('#totp-begin');
     await stepUpAsked(annPage);
-    await annPage.fill('#reauth-password', 'not-my-password');
-    await annPage.click('#reauth-form [type=submit]');
-    await annPage.waitForSelector('#reauth-error:not([hidden])');
-    expect(await text(annPage, '#reauth-error')).toBe('The current password is wrong.');
+    // The section's last result is not left over next to what happens now.
+    expect(await resultOf(annPage, 'two-step')).toBe('');
+    const wrong = await fieldErrorAfter(annPage, '#reauth-password', async () => {
+      await annPage.fill('#reauth-password', 'not-my-password');
+      await annPage.click('#reauth-form [type=submit]');
+    });
+    expect(wrong).toBe('That is not your current password.');
+    expect(await resultOf(annPage, 'reauth-form')).toBe('');
     expect(await focused(annPage)).toBe('reauth-password');
+    expect(await annPage.isVisible('#reauth-dialog')).toBe(true);
     await annPage.fill('#reauth-password', ann.credentials.password);
     await annPage.click('#reauth-form [type=submit]');
     await annPage.waitForSelector('#totp-enrol:not([hidden])');
@@ -99,16 +109,19 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     await bobPage.click('#reauth-switch');
     expect(await focused(bobPage)).toBe('reauth-code');
     expect(await bobPage.isVisible('#reauth-password')).toBe(false);
-    const renewed = await noticeAfter(bobPage, async () => {
-      await bobPage.fill('#reauth-code', await codeToType(bobsApp));
-      await bobPage.click('#reauth-form [type=submit]');
-    });
-    expect(renewed).toBe('You have new recovery codes.');
+    await bobPage.fill('#reauth-code', await codeToType(bobsApp));
+    await bobPage.click('#reauth-form [type=submit]');
+    await bobPage.waitForSelector('#recovery:not([hidden])');
+    expect(await bobPage.isVisible('#reauth-dialog')).toBe(false);
+    expect(await text(bobPage, '#recovery-text')).toBe(
+      'You have new recovery codes: the old ones no longer work.',
+    );
+    expect(await focused(bobPage)).toBe('recovery-title');
     expect(await bobPage.locator('#recovery-list li').count()).toBe(10);
     // Recent again: switching off needs no second confirmation.
     await bobPage.click('#recovery-done');
     await bobPage.click('#totp-disable-switch');
-    const off = await noticeAfter(bobPage, async () => {
+    const off = await resultAfter(bobPage, 'two-step', async () => {
       await bobPage.fill('#totp-disable-password', bob.credentials.password);
       await bobPage.click('#totp-disable-form [type=submit]');
     });
@@ -137,10 +150,14 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     const tab = await browserTab();
     const { page } = tab;
     await logInThroughPage(page, admin.credentials);
-    await page.waitForSelector('#session-list li');
-    expect(await text(page, '#session-list')).toBe(
+    // Said in the sessions card; it came with no action of the administrator's, so the focus
+    // stays where the sign-in put it.
+    await page.waitForSelector('#sessions-result:not(:empty)');
+    expect(await resultOf(page, 'sessions')).toBe(
       'The sessions could not be listed. Your account must use two-step sign-in: switch it on under “Two-step sign-in” first.',
     );
+    expect(await page.locator('#session-list li').count()).toBe(0);
+    expect(await focused(page)).toBe('account-title');
     await page.waitForSelector('#totp-off:not([hidden])');
 
     await page.click('#totp-begin');
@@ -152,6 +169,8 @@ describe('the example app: step-up, and a second factor a role must have', () =>
 
     // Everything else opens up: the sessions are listed now.
     await page.waitForSelector('#session-list li >> text=This device');
+    // And what the list could not do before is no longer said beside it.
+    expect(await resultOf(page, 'sessions')).toBe('');
     expect(tab.failures).toEqual([`403 ${h.apiUrl}/users/me/sessions`]);
   });
 

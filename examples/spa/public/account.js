@@ -54,6 +54,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit }) {
         list.replaceChildren(...data.sessions.map(sessionItem));
       }
       $('#end-others').hidden = data.sessions.length < 2;
+      if (card.querySelector('.result.error')) clearResults(card);
     } catch (error) {
       say(card, `The sessions could not be listed. ${describe(error)}`, 'error', { focus: false });
     }

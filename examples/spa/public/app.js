@@ -105,10 +105,13 @@ function showSignedIn(user) {
   profile.elements.name.value = user.name ?? '';
   profile.elements.picture.value = user.picture ?? '';
   show('#signed-in');
-  void account.loadSessions();
-  void secondFactor.load();
-  void passkeys.load();
-  void identityProviders.load();
+  // Settled once every card has loaded: a result said after that stays where it was put.
+  return Promise.allSettled([
+    account.loadSessions(),
+    secondFactor.load(),
+    passkeys.load(),
+    identityProviders.load(),
+  ]);
 }
 
 /**
@@ -158,7 +161,7 @@ function showUnavailable(error) {
 
 async function showCurrentState(task) {
   const status = await auth.status();
-  if (status.state === 'signed-in') showSignedIn(status.user);
+  if (status.state === 'signed-in') await showSignedIn(status.user);
   else if (status.state === 'signed-out') showSignedOut('Signed out', task);
   else showUnavailable(status.error);
 }
@@ -502,6 +505,6 @@ else if (providerReturn.kind === 'second_factor') {
       $('#signed-out').hidden ? $('#account-card') : $('#login-form'),
       'This link is not one this app knows.',
     );
-  if (providerReturn.kind === 'error') identityProviders.sayReturnError(!$('#signed-out').hidden);
+  if (providerReturn.kind === 'error') identityProviders.sayReturnError($('#signed-out').hidden);
 }
 document.body.dataset.ready = 'true';

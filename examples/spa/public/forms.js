@@ -69,7 +69,8 @@ export function clearFieldErrors(form) {
 
 /** The names of the form's inputs that can be marked. */
 export function fieldsOf(form) {
-  return [...form.querySelectorAll('input[name]')].map((input) => input.name);
+  // A field switched off (the other of two ways to answer) is not on screen to be marked.
+  return [...form.querySelectorAll('input[name]:not(:disabled)')].map((input) => input.name);
 }
 
 /** Empties the form, its errors and its result included; passwords hidden again. */

@@ -91,8 +91,10 @@ const CODE_WORDS = {
   USER_NOT_FOUND: 'No account uses this email address. Check it, or create an account.',
   ACCOUNT_DISABLED: 'This account has been disabled. Contact the people who run this site.',
   SSO_REQUIRED: 'Your organisation signs you in with its own sign-in: use its button below.',
-  ACCOUNT_EXISTS:
-    'An account with this email already exists. Sign in to it, then link the provider from your account page.',
+  ACCOUNT_EXISTS: {
+    '*': 'An account with this email already exists. Sign in to it, then link the provider from your account page.',
+    link: 'That provider account is linked to another account already, or yours already has one from this provider: nothing was linked.',
+  },
   PROVIDER_ERROR: 'Signing in with the provider did not work. Try again.',
   IDENTITY_NOT_FOUND: 'That provider is no longer linked: the list is up to date now.',
   SESSION_NOT_FOUND: 'That session has already ended.',
