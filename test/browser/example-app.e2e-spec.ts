@@ -278,6 +278,10 @@ describe('the example app in Chromium', () => {
   });
 
   it('a refresh that fails for a passing reason shows that reason, not 401, and keeps the session', async () => {
+    // The page's timers stopped (a closed laptop lid): no renewal ahead of the expiry, so the
+    // call finds the access token expired and needs a refresh.
+    await context.clock.install();
+    await context.clock.pauseAt(Date.now() + 50);
     const { page } = await open();
     await logInThroughPage(page, (await registerAndLogin(h.t)).credentials);
     await new Promise((resolve) => setTimeout(resolve, ACCESS_TTL_S * 1000 + 600));
