@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { BrowserContext, Page } from 'playwright-core';
 import { expectError, login, registerAndLogin } from '../support/auth-helpers';
-import { Harness, logInThroughPage, openApp, resetCounts, startHarness } from './harness';
+import {
+  Harness,
+  logInThroughPage,
+  openApp,
+  resetCounts,
+  startHarness,
+  timersNeverFire,
+} from './harness';
 
 const ACCESS_TTL_S = 2;
 
@@ -40,17 +47,6 @@ describe('the browser story: the SDK in Chromium', () => {
   const accessExpiry = () =>
     new Promise((resolve) => setTimeout(resolve, ACCESS_TTL_S * 1000 + 600));
 
-  /**
-   * A laptop whose lid is closed, or a throttled background tab: the pages' timers stop (the
-   * SDK's renewal ahead of the access token's expiry with them) while the token expires, so a
-   * call finds it expired and the 401 → refresh → retry path is what keeps the session. Call
-   * before opening the pages.
-   */
-  async function timersAsleep() {
-    await context.clock.install();
-    await context.clock.pauseAt(Date.now() + 50);
-  }
-
   it('keeps the tokens in HttpOnly cookies the page cannot read', async () => {
     const { page } = await open();
     await logInThroughPage(page, (await registerAndLogin(t())).credentials);
@@ -84,7 +80,7 @@ describe('the browser story: the SDK in Chromium', () => {
   });
 
   it('renews an expired access token through one automatic refresh', async () => {
-    await timersAsleep();
+    await timersNeverFire(context);
     const tab = await open();
     const { page, refreshes } = tab;
     await logInThroughPage(page, (await registerAndLogin(t())).credentials);
@@ -101,7 +97,7 @@ describe('the browser story: the SDK in Chromium', () => {
   });
 
   it('sends exactly one refresh for five parallel calls after expiry', async () => {
-    await timersAsleep();
+    await timersNeverFire(context);
     const tab = await open();
     const { page, refreshes } = tab;
     await logInThroughPage(page, (await registerAndLogin(t())).credentials);
@@ -119,7 +115,7 @@ describe('the browser story: the SDK in Chromium', () => {
   });
 
   it('keeps two tabs that refresh at the same moment signed in, with one refresh between them', async () => {
-    await timersAsleep();
+    await timersNeverFire(context);
     const first = await open();
     const { credentials } = await registerAndLogin(t());
     await logInThroughPage(first.page, credentials);
