@@ -380,7 +380,7 @@ describe('the signed-in user’s account', () => {
       expect(response.body).toEqual({
         success: true,
         message: 'Password changed. Other sessions have been signed out.',
-        data: { user: expect.objectContaining({ id: caller.user.id }) },
+        data: { user: expect.objectContaining({ id: caller.user.id }), expires_in: 900 },
       });
       const cookies = cookiesOf(response);
       expect(cookies.access_token.raw).toMatch(/HttpOnly/);

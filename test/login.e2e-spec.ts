@@ -34,6 +34,8 @@ describe('POST /api/v1/auth/login', () => {
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },
+        // ACCESS_TOKEN_TTL's default: the page cannot read the cookie's lifetime.
+        expires_in: 900,
       },
     });
     const cookies = cookiesOf(response);

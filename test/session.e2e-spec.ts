@@ -14,7 +14,7 @@ describe('GET /auth/session', () => {
     expect(response.body).toEqual({
       success: true,
       message: 'Not signed in',
-      data: { user: null, refreshable: false },
+      data: { user: null, refreshable: false, expires_in: null },
     });
   });
 
@@ -35,7 +35,11 @@ describe('GET /auth/session', () => {
       .get('/api/v1/auth/verify-token')
       .set('Authorization', `Bearer ${access}`)
       .expect(200);
-    expect(byCookie.body.data).toEqual({ user: verified.body.data.user, refreshable: false });
+    expect(byCookie.body.data).toEqual({
+      user: verified.body.data.user,
+      refreshable: false,
+      expires_in: expect.any(Number),
+    });
     expect(byBearer.body.data.user.id).toBe(user.id);
   });
 
@@ -45,7 +49,7 @@ describe('GET /auth/session', () => {
       .get('/api/v1/auth/session')
       .set('Cookie', 'access_token=expired.or.forged; refresh_token=some-token')
       .expect(200);
-    expect(response.body.data).toEqual({ user: null, refreshable: true });
+    expect(response.body.data).toEqual({ user: null, refreshable: true, expires_in: null });
   });
 
   it('answers no user for a revoked token, and the token stays refused elsewhere', async () => {

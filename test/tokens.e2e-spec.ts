@@ -226,7 +226,10 @@ describe('refresh rotation and logout', () => {
     expect(response.body).toEqual({
       success: true,
       message: 'Token refreshed',
-      data: { user: expect.objectContaining({ id: session.user.id, email: session.user.email }) },
+      data: {
+        user: expect.objectContaining({ id: session.user.id, email: session.user.email }),
+        expires_in: 900,
+      },
     });
     const cookies = cookiesOf(response);
     expect(cookies.refresh_token.value).not.toBe(session.refresh);

@@ -1,5 +1,6 @@
 // Test doubles for the SDK's specs: the service and the browser as the SDK sees them.
-import { AuthClient } from './auth-client.js';
+import { AuthClient, type AuthClientOptions } from './auth-client.js';
+import type { Timers } from './renewal-timer.js';
 import type { TabCoordination, TabMessage } from './tab-coordination.js';
 import type { SessionEndReason, SessionStart } from './types.js';
 
@@ -19,6 +20,8 @@ export class FakeService {
   /** Whether the browser holds a refresh cookie (what `GET /auth/session` reports). */
   refreshCookie = true;
   sessionAnswer: 'ok' | 'unavailable' = 'ok';
+  /** When set, answers that set an access token (and the session's) say it lives this long. */
+  expiresIn: number | undefined;
   refreshes = 0;
   /** Counts logins: each starts a session of its own. */
   session = 0;
@@ -39,7 +42,11 @@ export class FakeService {
       case '/auth/login':
         this.session++;
         this.accessGood = true;
-        return envelope(200, { success: true, message: 'Login successful', data: { user: USER } });
+        return envelope(200, {
+          success: true,
+          message: 'Login successful',
+          data: { user: USER, ...this.lifetime() },
+        });
       case '/auth/logout':
         if (this.logoutAnswer === 'unavailable') {
           return envelope(503, { success: false, message: 'later', error: 'SERVICE_UNAVAILABLE' });
@@ -61,7 +68,11 @@ export class FakeService {
         return envelope(200, {
           success: true,
           message: 'Session',
-          data: { user: this.accessGood ? USER : null, refreshable: this.refreshCookie },
+          data: {
+            user: this.accessGood ? USER : null,
+            refreshable: this.refreshCookie,
+            ...(this.accessGood ? this.lifetime() : {}),
+          },
         });
       case '/auth/verify-token':
       case '/users/me':
@@ -92,7 +103,15 @@ export class FakeService {
       return envelope(401, { success: false, message: 'expired', error: 'INVALID_TOKEN' });
     }
     this.accessGood = true;
-    return envelope(200, { success: true, message: 'Token refreshed', data: { user: USER } });
+    return envelope(200, {
+      success: true,
+      message: 'Token refreshed',
+      data: { user: USER, ...this.lifetime() },
+    });
+  }
+
+  private lifetime(): { expires_in?: number } {
+    return this.expiresIn === undefined ? {} : { expires_in: this.expiresIn };
   }
 }
 
@@ -141,12 +160,17 @@ export class FakeBrowser {
   }
 }
 
-export function client(service: FakeService, browser = new FakeBrowser()) {
+export function client(
+  service: FakeService,
+  browser = new FakeBrowser(),
+  options: Partial<AuthClientOptions> = {},
+) {
   const ended: SessionEndReason[] = [];
   const auth = new AuthClient({
     baseUrl: `${BASE}/`,
     fetch: service.fetch,
     coordination: browser.tab(),
+    ...options,
   });
   const started: SessionStart[] = [];
   auth.onSessionEnded((reason) => ended.push(reason));
@@ -182,4 +206,36 @@ export function tabs(fetch: typeof globalThis.fetch, count = 2) {
     auth.onSessionStarted((start) => started.push(start));
     return { auth, ended, started, browser };
   });
+}
+
+/** Timers a test fires by hand, as if their time had come; each pending one with its delay. */
+export class FakeTimers implements Timers {
+  pending: Array<{ id: number; ms: number; handler: () => void }> = [];
+  private next = 0;
+
+  setTimeout = (handler: () => void, ms: number): unknown => {
+    this.next++;
+    this.pending.push({ id: this.next, ms, handler });
+    return this.next;
+  };
+
+  clearTimeout = (handle: unknown): void => {
+    this.pending = this.pending.filter((timer) => timer.id !== handle);
+  };
+
+  /** The delays of the pending timers. */
+  get delays(): number[] {
+    return this.pending.map((timer) => timer.ms);
+  }
+
+  /** Fires every pending timer, then lets what they started finish. */
+  async fire(): Promise<void> {
+    for (const timer of this.pending.splice(0)) timer.handler();
+    await settle();
+  }
+}
+
+/** Lets pending requests and their follow-ups (fake, so a few turns each) finish. */
+export async function settle(): Promise<void> {
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
 }

@@ -15,6 +15,7 @@ import {
 } from './passkeys.js';
 import { providerStartUrl, readProviderReturn } from './identity-providers.js';
 import { asAuthError, asUnexpected, isTokenResponse, notify, transport } from './transport.js';
+import { RenewalTimer, globalTimers, type Timers } from './renewal-timer.js';
 import { SessionRefresher, type RefreshResult } from './session-refresher.js';
 import { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
 import type {
@@ -44,6 +45,7 @@ import type {
   SessionInfo,
   SessionStart,
   SessionStatus,
+  SignedInResult,
   TokenLoginResult,
   TokenResponse,
   TotpEnrolment,
@@ -64,12 +66,20 @@ export interface AuthClientOptions {
   refreshTimeoutMs?: number;
   /** Defaults to Web Locks, localStorage and BroadcastChannel, where the browser has them. */
   coordination?: TabCoordination;
+  /**
+   * Renews the session a little before the access token expires (at 80% of its lifetime, at
+   * least a second before it), so that a signed-in page sends no request the service refuses
+   * with a 401. Default: true. Off, the session is renewed only when a call comes back 401.
+   */
+  renewAhead?: boolean;
+  /** The timers the renewal ahead of expiry uses. Default: the global `setTimeout`. */
+  timers?: Timers;
 }
 
 type SessionState = 'unknown' | 'signed-in' | 'signed-out';
 type EndListener = (reason: SessionEndReason) => void;
 type StartListener = (start: SessionStart) => void;
-type SessionData = { user: User | null; refreshable: boolean };
+type SessionData = { user: User | null; refreshable: boolean; expires_in?: number | null };
 type PasskeyCreation = Parameters<typeof createPasskey>[0];
 type PasskeyRequest = Parameters<typeof usePasskey>[0];
 
@@ -87,6 +97,9 @@ export class AuthClient {
   private readonly refreshTimeoutMs: number;
   private readonly tabs: TabCoordination;
   private readonly refresher: SessionRefresher;
+  /** The next renewal ahead of the access token's expiry; none while signed out. */
+  private readonly renewal: RenewalTimer;
+  private readonly renewAhead: boolean;
   private readonly endListeners = new Set<EndListener>();
   private readonly startListeners = new Set<StartListener>();
   /** The administration routes, for a user with `role: admin`. */
@@ -105,6 +118,10 @@ export class AuthClient {
     this.tabs =
       options.coordination ?? browserCoordination(this.baseUrl, 3 * this.refreshTimeoutMs);
     this.refresher = new SessionRefresher(this.tabs, () => this.postRefresh());
+    this.renewAhead = options.renewAhead ?? true;
+    this.renewal = new RenewalTimer(options.timers ?? globalTimers, (scheduledAt) => {
+      void this.renewBeforeExpiry(scheduledAt);
+    });
     this.tabs.listen((message) => this.heard(message));
     this.admin = new AdminClient((method, path, body) => this.authed(method, path, body));
   }
@@ -130,6 +147,7 @@ export class AuthClient {
       }
       if (data.user) {
         this.signedIn();
+        this.scheduleRenewal(data.expires_in, sentAt);
         return { state: 'signed-in', user: data.user };
       }
       this.ended('refresh-failed', false);
@@ -147,10 +165,8 @@ export class AuthClient {
    * Signs in, or, for an account with a second factor, answers the second step to take first
    * (no session yet: `isSecondFactorRequired(result)`, then `verifySecondFactor`).
    */
-  async login(input: LoginInput): Promise<LoginResult> {
-    const result = await this.call<LoginResult>('POST', '/auth/login', input);
-    if (!isSecondFactorRequired(result)) this.sessionStarted(result.data.user);
-    return result;
+  login(input: LoginInput): Promise<LoginResult> {
+    return this.signIn<LoginResult>('/auth/login', input);
   }
 
   /**
@@ -160,10 +176,8 @@ export class AuthClient {
    * with the same challenge; `401 INVALID_TOKEN`: the challenge is used or has expired (five
    * minutes), log in again.
    */
-  async verifySecondFactor(input: SecondFactorInput): Promise<UserResult> {
-    const result = await this.call<UserResult>('POST', '/auth/mfa/verify', secondStep(input));
-    this.sessionStarted(result.data.user);
-    return result;
+  verifySecondFactor(input: SecondFactorInput): Promise<SignedInResult> {
+    return this.signIn<SignedInResult>('/auth/mfa/verify', secondStep(input));
   }
 
   /**
@@ -186,9 +200,7 @@ export class AuthClient {
   async verifyEmailCode(input: EmailCodeInput): Promise<LoginResult> {
     const body =
       input.token !== undefined ? { token: input.token } : { ...input, code: digits(input.code) };
-    const result = await this.call<LoginResult>('POST', '/auth/email-code/verify', body);
-    if (!isSecondFactorRequired(result)) this.sessionStarted(result.data.user);
-    return result;
+    return this.signIn<LoginResult>('/auth/email-code/verify', body);
   }
 
   /**
@@ -255,7 +267,7 @@ export class AuthClient {
    * Renews the cookies now. Usually unnecessary: authenticated calls refresh when they must. A
    * refused refresh ends the session, as an automatic one does.
    */
-  async refresh(): Promise<UserResult> {
+  async refresh(): Promise<SignedInResult> {
     const sentAt = Date.now();
     let response: Response;
     try {
@@ -265,7 +277,9 @@ export class AuthClient {
       throw new AuthError('NETWORK_ERROR', 'Another tab’s refresh did not finish in time', 0);
     }
     this.afterRefresh(response, sentAt);
-    return readEnvelope<UserResult>(response);
+    const result = await readEnvelope<SignedInResult>(response);
+    this.renewed(result.data.expires_in, sentAt);
+    return result;
   }
 
   /**
@@ -293,11 +307,14 @@ export class AuthClient {
    * session of the user and answers this browser with a new one (new cookies): the other tabs of
    * the app go on with it, every other device is signed out.
    */
-  async changePassword(input: ChangePasswordInput): Promise<UserResult> {
-    const result = await this.authed<UserResult>('POST', '/users/me/password', input);
+  async changePassword(input: ChangePasswordInput): Promise<SignedInResult> {
+    const sentAt = Date.now();
+    const result = await this.authed<SignedInResult>('POST', '/users/me/password', input);
     this.tabs.noteRefresh(Date.now());
     this.signedIn();
-    this.tabs.announce({ type: 'signed-in', user: result.data.user });
+    const expiresIn = result.data.expires_in;
+    this.scheduleRenewal(expiresIn, sentAt);
+    this.tabs.announce({ type: 'signed-in', user: result.data.user, expiresIn, sentAt });
     return result;
   }
 
@@ -380,8 +397,9 @@ export class AuthClient {
    * call answered `403 REAUTHENTICATION_REQUIRED` (its sign-in is older than the service's
    * STEP_UP_MAX_AGE); then call that again. The session stays the same; its cookies are renewed.
    */
-  async reauthenticate(proof: IdentityProof): Promise<UserResult> {
-    const result = await this.authed<UserResult>(
+  async reauthenticate(proof: IdentityProof): Promise<SignedInResult> {
+    const sentAt = Date.now();
+    const result = await this.authed<SignedInResult>(
       'POST',
       '/auth/reauthenticate',
       identityProof(proof),
@@ -389,6 +407,7 @@ export class AuthClient {
     // New cookies: a call refused before them needs a retry, not a refresh of its own.
     this.tabs.noteRefresh(Date.now());
     this.signedIn();
+    this.renewed(result.data.expires_in, sentAt);
     return result;
   }
 
@@ -407,31 +426,27 @@ export class AuthClient {
    * Rejects with `PASSKEY_CANCELLED` when the prompt is dismissed, `401 INVALID_PASSKEY` when
    * the service refuses the passkey.
    */
-  async signInWithPasskey(options: { autofill?: boolean } = {}): Promise<UserResult> {
+  async signInWithPasskey(options: { autofill?: boolean } = {}): Promise<SignedInResult> {
     const begun = await this.call<DataEnvelope<{ options: PasskeyRequest }>>(
       'POST',
       '/auth/passkey/options',
     );
     const response = await usePasskey(begun.data.options, options.autofill === true);
-    const result = await this.call<UserResult>('POST', '/auth/passkey/verify', { response });
-    this.sessionStarted(result.data.user);
-    return result;
+    return this.signIn<SignedInResult>('/auth/passkey/verify', { response });
   }
 
   /**
    * A login's second step answered with a passkey (`methods` listed `passkey`): the challenge
    * `login()` answered. Signs in as `verifySecondFactor` does.
    */
-  async verifySecondFactorWithPasskey(challenge: string): Promise<UserResult> {
+  async verifySecondFactorWithPasskey(challenge: string): Promise<SignedInResult> {
     const begun = await this.call<DataEnvelope<{ options: PasskeyRequest }>>(
       'POST',
       '/auth/mfa/passkey/options',
       { challenge },
     );
     const passkey = await usePasskey(begun.data.options);
-    const result = await this.call<UserResult>('POST', '/auth/mfa/verify', { challenge, passkey });
-    this.sessionStarted(result.data.user);
-    return result;
+    return this.signIn<SignedInResult>('/auth/mfa/verify', { challenge, passkey });
   }
 
   /**
@@ -585,8 +600,9 @@ export class AuthClient {
     return () => this.endListeners.delete(listener);
   }
 
-  /** Stops hearing other tabs. */
+  /** Stops hearing other tabs, and renewing the session ahead of its expiry. */
   close(): void {
+    this.renewal.cancel();
     this.tabs.close();
   }
 
@@ -628,7 +644,10 @@ export class AuthClient {
       return { outcome: 'refreshed', byThisTab: false };
     }
     this.afterRefresh(response, sentAt);
-    if (response.ok) return { outcome: 'refreshed', byThisTab: true };
+    if (response.ok) {
+      this.renewed(await expiresInOf(response), sentAt);
+      return { outcome: 'refreshed', byThisTab: true };
+    }
     if (response.status === 401) return { outcome: 'refused' };
     return {
       outcome: 'failed',
@@ -701,11 +720,55 @@ export class AuthClient {
     this.lastSignIn = Date.now();
   }
 
+  /**
+   * Sends a sign-in (a login, its second step, a passkey, an emailed code) and, unless it
+   * answered a second step to take first, starts the session it answered.
+   */
+  private async signIn<R extends LoginResult>(path: string, body: unknown): Promise<R> {
+    const sentAt = Date.now();
+    const result = await this.call<R>('POST', path, body);
+    if (!isSecondFactorRequired(result)) this.sessionStarted(result, sentAt);
+    return result;
+  }
+
   /** A login (one step or two) started a session here: this tab, the others, the listeners. */
-  private sessionStarted(user: User): void {
+  private sessionStarted(result: SignedInResult, sentAt: number): void {
+    const { user, expires_in: expiresIn } = result.data;
     this.signedIn();
-    this.tabs.announce({ type: 'signed-in', user });
+    this.scheduleRenewal(expiresIn, sentAt);
+    this.tabs.announce({ type: 'signed-in', user, expiresIn, sentAt });
     this.started({ source: 'this-tab', user });
+  }
+
+  /** This tab renewed the session (new cookies): the next renewal here, and the other tabs'. */
+  private renewed(expiresIn: unknown, sentAt: number): void {
+    this.scheduleRenewal(expiresIn, sentAt);
+    if (typeof expiresIn === 'number') this.tabs.announce({ type: 'renewed', expiresIn, sentAt });
+  }
+
+  /** Renews ahead of a token that had `expiresIn` seconds left at `sentAt`, unless told not to. */
+  private scheduleRenewal(expiresIn: unknown, sentAt: number): void {
+    if (this.renewAhead && this.state !== 'signed-out') this.renewal.schedule(expiresIn, sentAt);
+  }
+
+  /**
+   * The timer's renewal, through the refresher: one at a time in this tab and across tabs. A
+   * refused refresh ends the session as any does; one that failed for a passing reason leaves it
+   * (a call refused later still refreshes and retries). When another tab renewed first and its
+   * message (which reschedules this timer) has not come, `GET /auth/session` tells how long the
+   * new token lives: a request that is never refused.
+   */
+  private async renewBeforeExpiry(scheduledAt: number): Promise<void> {
+    if (this.state === 'signed-out') return;
+    const result = await this.refresher.refresh(scheduledAt);
+    if (result.outcome !== 'refreshed' || result.byThisTab || this.renewal.armed) return;
+    const sentAt = Date.now();
+    try {
+      const { data } = await this.call<DataEnvelope<SessionData>>('GET', '/auth/session');
+      if (data.user && !this.renewal.armed) this.scheduleRenewal(data.expires_in, sentAt);
+    } catch {
+      // Unreachable for now: the next call that needs a refresh will make one.
+    }
   }
 
   private started(start: SessionStart): void {
@@ -717,6 +780,7 @@ export class AuthClient {
    * visitor who never signed in has no session to lose.
    */
   private ended(reason: SessionEndReason, announce: boolean, since = Date.now()): void {
+    this.renewal.cancel();
     const previous = this.state;
     if (previous === 'signed-out') return;
     this.state = 'signed-out';
@@ -732,9 +796,26 @@ export class AuthClient {
       if (this.lastSignIn > message.since) return;
       return this.ended(message.reason, false, message.since);
     }
+    if (message.type === 'renewed') {
+      // The cookies this tab sends are the new ones: renew ahead of them, not now.
+      return this.scheduleRenewal(message.expiresIn, message.sentAt);
+    }
     this.lastSignIn = Date.now();
     if (this.state === 'signed-out') this.state = 'unknown';
+    if (message.expiresIn !== undefined && message.sentAt !== undefined) {
+      this.scheduleRenewal(message.expiresIn, message.sentAt);
+    }
     this.started({ source: 'other-tab', user: message.user });
+  }
+}
+
+/** `data.expires_in` of a refresh's answer, read from a copy; undefined when it has none. */
+async function expiresInOf(response: Response): Promise<unknown> {
+  try {
+    const body = (await response.clone().json()) as { data?: { expires_in?: unknown } } | null;
+    return body?.data?.expires_in;
+  } catch {
+    return undefined;
   }
 }
 

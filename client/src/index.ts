@@ -7,6 +7,7 @@ export { AuthError } from './auth-error.js';
 export { isSecondFactorRequired } from './second-factor.js';
 export { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
 export type { RefreshOutcome, RefreshResult } from './session-refresher.js';
+export type { Timers } from './renewal-timer.js';
 export * from './types.js';
 
 /** `createAuthClient({ baseUrl: 'https://auth.example.com/api/v1' })` */

@@ -21,6 +21,10 @@ export type RefreshOutcome = RefreshResult['outcome'];
 export class SessionRefresher {
   private inFlight: Promise<RefreshResult> | undefined;
 
+  /**
+   * @param send sends the refresh and, when it succeeds (`byThisTab`), notes it itself
+   *   (`tabs.noteRefresh`) before anything it schedules from the answer.
+   */
   constructor(
     private readonly tabs: TabCoordination,
     private readonly send: () => Promise<RefreshResult>,
@@ -52,7 +56,9 @@ export class SessionRefresher {
 
   private async sendAndNote(): Promise<RefreshResult> {
     const result = await this.send();
-    if (result.outcome === 'refreshed') this.tabs.noteRefresh(Date.now());
+    // This tab's own success is noted by `send`: noted again here, later, it would look like
+    // another tab's refresh to the renewal `send` scheduled, which would then skip its turn.
+    if (result.outcome === 'refreshed' && !result.byThisTab) this.tabs.noteRefresh(Date.now());
     return result;
   }
 }

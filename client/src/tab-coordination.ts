@@ -1,8 +1,15 @@
 import type { SessionEndReason, User } from './types.js';
 
+/**
+ * `expiresIn` (seconds) and `sentAt` (ms since the epoch): the new access token's lifetime, as
+ * the answer of the request sent at `sentAt` said it, so that every tab renews ahead of it.
+ */
 export type TabMessage =
   /** `since`: when the request that learned of the end was sent (ms since the epoch). */
-  { type: 'ended'; reason: SessionEndReason; since: number } | { type: 'signed-in'; user?: User };
+  | { type: 'ended'; reason: SessionEndReason; since: number }
+  | { type: 'signed-in'; user?: User; expiresIn?: number; sentAt?: number }
+  /** A tab renewed the session: the others reschedule their renewal instead of sending one. */
+  | { type: 'renewed'; expiresIn: number; sentAt: number };
 
 /**
  * What the tabs of one app share. The cookies are shared by every tab, so one tab's refresh

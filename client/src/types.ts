@@ -171,6 +171,13 @@ export interface FailureEnvelope {
 /** `data.user`, the shape most calls answer. */
 export type UserResult = DataEnvelope<{ user: User }>;
 
+/**
+ * What a call that starts or renews the session answers (login, its second step, a passkey or
+ * an emailed code, refresh, reauthenticate, a password change): the user, and `expires_in`, the
+ * seconds the new access token lives (the SDK renews the session ahead of it by itself).
+ */
+export type SignedInResult = DataEnvelope<{ user: User; expires_in: number }>;
+
 /** How the second step of a login may be answered, in the order to offer them. */
 export type SecondFactorMethod = 'passkey' | 'totp' | 'recovery_code';
 
@@ -192,7 +199,7 @@ export type SecondFactorRequired = DataEnvelope<SecondFactorChallenge>;
  * What `login()` answers: signed in (`data.user`), or a second step to take first. Narrow it
  * with `isSecondFactorRequired(result)` (or `'mfa_required' in result.data`).
  */
-export type LoginResult = UserResult | SecondFactorRequired;
+export type LoginResult = SignedInResult | SecondFactorRequired;
 
 /** What `loginForTokens()` answers: the tokens, or a second step to take first. */
 export type TokenLoginResult = TokenResponse | SecondFactorRequired;

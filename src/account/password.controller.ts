@@ -7,7 +7,7 @@ import { Envelope } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
-import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
+import { SignedInDataModel, TokenResponseModel } from '../openapi/api-models';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
 import { ChangePasswordDto } from './dto/change-password.dto';
@@ -47,7 +47,7 @@ export class PasswordController {
     @TokenDelivery() delivery: TokenDeliveryMode,
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
-  ): Promise<TokenResponseModel | Envelope<UserDataModel>> {
+  ): Promise<TokenResponseModel | Envelope<SignedInDataModel>> {
     const changed = await this.passwords.change(
       user.id,
       body.currentPassword,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
-import { TokenResponseModel, UserDataModel } from '../openapi/api-models';
+import { SignedInDataModel, TokenResponseModel } from '../openapi/api-models';
 import { publicUser, tokenResponseUser } from '../users/user.view';
 import { AuthCookies } from './auth-cookies.service';
 import { Session } from './auth.service';
@@ -10,7 +10,8 @@ import { TokenDeliveryMode } from './token-delivery.decorator';
 /**
  * Hands a new session to its client, the same way wherever one starts (login, refresh, a
  * password change): with `X-Token-Delivery: body`, the contract's token response and no cookies;
- * otherwise the HttpOnly cookies and the envelope with `data.user`. (No answer of the API is
+ * otherwise the HttpOnly cookies and the envelope with `data.user` and `data.expires_in` (the
+ * access token's lifetime, as the token response's `expires_in`). (No answer of the API is
  * cached: see API_SECURITY_HEADERS.)
  */
 @Injectable()
@@ -22,7 +23,7 @@ export class SessionDelivery {
     session: Session,
     delivery: TokenDeliveryMode,
     message: string,
-  ): TokenResponseModel | Envelope<UserDataModel> {
+  ): TokenResponseModel | Envelope<SignedInDataModel> {
     const { user, tokens } = session;
     if (delivery === 'body') {
       return {
@@ -34,6 +35,7 @@ export class SessionDelivery {
       };
     }
     this.cookies.set(res, tokens);
-    return ok(message, { user: publicUser(user) });
+    // The cookie is unreadable to scripts: the lifetime tells a page when to renew ahead of it.
+    return ok(message, { user: publicUser(user), expires_in: tokens.accessExpiresIn });
   }
 }

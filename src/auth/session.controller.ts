@@ -6,6 +6,7 @@ import { RequestUser } from '../common/http/request-user.decorator';
 import { SessionDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors, STORED } from '../openapi/api-responses.decorator';
 import { ApiPublic } from '../openapi/security-schemes';
+import { epochSeconds } from '../tokens/epoch-seconds';
 import { User } from '../users/user.entity';
 import { publicUser } from '../users/user.view';
 import { OptionalAccessGuard } from './guards/optional-access.guard';
@@ -29,7 +30,9 @@ export class SessionController {
       'Reads the access token (bearer header, or the access_token cookie) like verify-token, ' +
       'but answers 200 whether or not it is good: `data.user` is the user, or null when the ' +
       'token is missing, expired or revoked; `data.refreshable` says whether the request ' +
-      'carried a refresh_token cookie (not whether it is still good: POST /auth/refresh tells).',
+      'carried a refresh_token cookie (not whether it is still good: POST /auth/refresh tells); ' +
+      '`data.expires_in` the seconds left on the access token (null without a user), so a page ' +
+      'can renew ahead of its expiry.',
   })
   @ApiPublic()
   @ApiEnvelope(200, 'Session', { data: SessionDataModel })
@@ -38,6 +41,15 @@ export class SessionController {
     return ok(user ? 'Signed in' : 'Not signed in', {
       user: user ? publicUser(user) : null,
       refreshable: refreshToken(req) !== null,
+      expires_in: user ? secondsLeft(req.accessExpiresAt) : null,
     });
   }
+}
+
+/**
+ * Whole seconds, as the token's `exp` counts them (and as login's `expires_in` does): the token
+ * may have up to a second less. Never negative: the second may have turned since the check.
+ */
+function secondsLeft(expiresAt: number | undefined): number | null {
+  return expiresAt === undefined ? null : Math.max(0, expiresAt - epochSeconds());
 }

@@ -34,6 +34,22 @@ export class UserDataModel {
   user!: PublicUser;
 }
 
+/** A session started or renewed in cookies: its user, and how long the new access token lives. */
+export class SignedInDataModel {
+  @ApiProperty({ type: PublicUser })
+  user!: PublicUser;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 900,
+    description:
+      'Seconds until the access token just set in the access_token cookie expires ' +
+      '(ACCESS_TOKEN_TTL, less near the end of the session), so a page can renew ahead of it ' +
+      'instead of waiting for a 401.',
+  })
+  expires_in!: number;
+}
+
 /**
  * Login's and refresh's envelope, named so that a generated client gets a type for each of their
  * two shapes; only this one has `success`.
@@ -45,8 +61,8 @@ export class UserEnvelopeModel {
   @ApiProperty({ example: 'Login successful' })
   message!: string;
 
-  @ApiProperty({ type: UserDataModel })
-  data!: UserDataModel;
+  @ApiProperty({ type: SignedInDataModel })
+  data!: SignedInDataModel;
 }
 
 /** `GET /auth/session`: the user or null, and whether a refresh is worth trying. */
@@ -62,6 +78,16 @@ export class SessionDataModel {
 
   @ApiProperty({ description: 'The request carried a refresh_token cookie.' })
   refreshable!: boolean;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 840,
+    description:
+      'Seconds left on the access token presented (whole seconds, as its `exp`); null when ' +
+      '`user` is null.',
+  })
+  expires_in!: number | null;
 }
 
 export class ProfileDataModel {

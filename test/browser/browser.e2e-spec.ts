@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { BrowserContext, Page } from 'playwright-core';
 import { expectError, login, registerAndLogin } from '../support/auth-helpers';
-import { Harness, logInThroughPage, openApp, resetCounts, startHarness } from './harness';
+import {
+  Harness,
+  logInThroughPage,
+  openApp,
+  resetCounts,
+  startHarness,
+  timersNeverFire,
+} from './harness';
 
 const ACCESS_TTL_S = 2;
 
@@ -73,6 +80,7 @@ describe('the browser story: the SDK in Chromium', () => {
   });
 
   it('renews an expired access token through one automatic refresh', async () => {
+    await timersNeverFire(context);
     const tab = await open();
     const { page, refreshes } = tab;
     await logInThroughPage(page, (await registerAndLogin(t())).credentials);
@@ -89,6 +97,7 @@ describe('the browser story: the SDK in Chromium', () => {
   });
 
   it('sends exactly one refresh for five parallel calls after expiry', async () => {
+    await timersNeverFire(context);
     const tab = await open();
     const { page, refreshes } = tab;
     await logInThroughPage(page, (await registerAndLogin(t())).credentials);
@@ -106,6 +115,7 @@ describe('the browser story: the SDK in Chromium', () => {
   });
 
   it('keeps two tabs that refresh at the same moment signed in, with one refresh between them', async () => {
+    await timersNeverFire(context);
     const first = await open();
     const { credentials } = await registerAndLogin(t());
     await logInThroughPage(first.page, credentials);
@@ -138,16 +148,18 @@ describe('the browser story: the SDK in Chromium', () => {
     const first = await open();
     await logInThroughPage(first.page, (await registerAndLogin(t())).credentials);
     const second = await open();
-    resetCounts(first, second);
 
     await first.page.click('#logout');
     await first.page.waitForSelector('#signed-out:not([hidden])');
+    // Signed out, no renewal is left pending in either tab.
+    resetCounts(first, second);
 
     expect(await first.page.textContent('#status')).toBe('Signed out');
     await second.page.waitForSelector('#signed-out:not([hidden])');
     expect(await second.page.textContent('#status')).toBe('Signed out');
     expect(await protectedCall(first.page)).toBe(401);
     expect(await protectedCall(second.page)).toBe(401);
+    await accessExpiry();
     expect(first.refreshes.count + second.refreshes.count).toBe(0);
   });
 

@@ -12,6 +12,7 @@ import {
   resultAfter,
   resultOf,
   startHarness,
+  timersNeverFire,
   waitFor,
 } from './harness';
 import { SCREENSHOTS, checkScreenshots, screenshot } from './screenshots';
@@ -333,6 +334,9 @@ describe('the example app in Chromium', () => {
   });
 
   it('a refresh that fails for a passing reason shows that reason, not 401, and keeps the session', async () => {
+    // No renewal ahead of the expiry (a throttled tab, a laptop asleep): the call finds the
+    // access token expired and needs a refresh.
+    await timersNeverFire(context);
     const { page } = await open();
     await logInThroughPage(page, (await registerAndLogin(h.t)).credentials);
     await new Promise((resolve) => setTimeout(resolve, ACCESS_TTL_S * 1000 + 600));

@@ -144,7 +144,22 @@ export async function logInThroughPage(
   await page.fill('#login-email', credentials.email);
   await page.fill('#login-password', credentials.password);
   await page.click('#login-form [type=submit]');
-  await page.waitForSelector('#signed-in:not([hidden])');
+  // Its cards loaded: nothing moves under what the test does next.
+  await page.waitForSelector('#signed-in:not([hidden]):not([aria-busy])');
+}
+
+/**
+ * A background tab the browser throttles (its timers wait a minute and more) or a laptop asleep:
+ * the pages' timers never fire, the SDK's renewal ahead of the access token's expiry with them,
+ * while time and the network go on. So the token does expire, and a call finds out with a 401:
+ * the refresh and retry that follow are what keep the session. Call before opening the pages.
+ * (Playwright's clock would also stop `Date.now`, which real sleep does not, and on which the
+ * SDK's ordering of requests and refreshes relies.)
+ */
+export async function timersNeverFire(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    window.setTimeout = (() => 0) as unknown as typeof window.setTimeout;
+  });
 }
 
 /** Counting starts now: a page opened signed out has already asked for its session. */

@@ -3,7 +3,7 @@ import { registerAndLogin } from '../support/auth-helpers';
 import { eventually } from '../support/shared-redis';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TestDatabase, createTestDatabase } from '../support/test-database';
-import { Harness, logInThroughPage, openApp, startHarness } from './harness';
+import { Harness, logInThroughPage, openApp, startHarness, timersNeverFire } from './harness';
 
 const ACCESS_TTL_S = 2;
 
@@ -52,6 +52,9 @@ describe('the SDK in Chromium through a database outage', () => {
   const ready = async () => (await h.t.http().get('/api/v1/health/ready')).status === 200;
 
   it('keeps the page signed in: refresh, auth.fetch and status() fail for a passing reason, and the session is alive after', async () => {
+    // No renewal ahead of the expiry (a throttled tab, a laptop asleep): the access token does
+    // expire, and each call below needs a refresh.
+    await timersNeverFire(context);
     const { page } = await openApp(context, h.spa.url);
     const { credentials } = await registerAndLogin(h.t);
     await logInThroughPage(page, credentials);

@@ -105,13 +105,14 @@ function showSignedIn(user) {
   profile.elements.name.value = user.name ?? '';
   profile.elements.picture.value = user.picture ?? '';
   show('#signed-in');
+  $('#signed-in').setAttribute('aria-busy', 'true');
   // Settled once every card has loaded: a result said after that stays where it was put.
   return Promise.allSettled([
     account.loadSessions(),
     secondFactor.load(),
     passkeys.load(),
     identityProviders.load(),
-  ]);
+  ]).then(() => $('#signed-in').removeAttribute('aria-busy'));
 }
 
 /**

@@ -55,6 +55,8 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
     // that need a recent sign-in.
     req.sessionId = payload.sid;
     req.authTime = payload.auth_time;
+    // For GET /auth/session, which tells a page how long its (unreadable) cookie has left.
+    req.accessExpiresAt = payload.exp;
     return user;
   }
 }
