@@ -74,6 +74,9 @@ window.addEventListener('hashchange', () => {
   if (!$('#signed-out').hidden) showTask(location.hash.slice(1), { record: false });
 });
 
+/** Where a result about the whole page goes: the account card signed in, else the login form. */
+const pageRegion = () => ($('#signed-out').hidden ? $('#account-card') : $('#login-form'));
+
 function clearAllForms() {
   for (const form of FORMS) clearForm(form);
 }
@@ -326,8 +329,7 @@ onSubmit('#reset-form', 'Saving…', async (values, form) => {
   clearForm(form);
   // The link may have been another account's: this browser's session may well live on.
   await showCurrentState('log-in');
-  const region = $('#signed-out').hidden ? $('#account-card') : $('#login-form');
-  say(region, 'Your password was changed. Log in with the new one.', 'success');
+  say(pageRegion(), 'Your password was changed. Log in with the new one.', 'success');
 });
 
 $('#call-protected').addEventListener('click', () => {
@@ -433,7 +435,7 @@ async function confirmEmailFromLink(token) {
     ];
   }
   await showCurrentState('log-in');
-  say($('#signed-out').hidden ? $('#account-card') : $('#login-form'), ...said);
+  say(pageRegion(), ...said);
 }
 
 /**
@@ -446,7 +448,7 @@ async function verifyFromLink(token) {
     await showCurrentState('log-in');
     const signedIn = $('#signed-out').hidden;
     const text = `Your email ${data.user.email} is verified.${signedIn ? '' : ' You can log in.'}`;
-    say(signedIn ? $('#account-card') : $('#login-form'), text, 'success');
+    say(pageRegion(), text, 'success');
   } catch (error) {
     const dead = !isPassing(error);
     await showCurrentState(dead ? 'resend-verification' : 'log-in');
@@ -501,11 +503,7 @@ else if (providerReturn.kind === 'second_factor') {
   );
 } else {
   await showCurrentState();
-  if (token)
-    say(
-      $('#signed-out').hidden ? $('#account-card') : $('#login-form'),
-      'This link is not one this app knows.',
-    );
+  if (token) say(pageRegion(), 'This link is not one this app knows.');
   if (providerReturn.kind === 'error') identityProviders.sayReturnError($('#signed-out').hidden);
 }
 document.body.dataset.ready = 'true';
