@@ -107,6 +107,8 @@ export class AuthClient {
   private state: SessionState = 'unknown';
   /** When this tab last saw a session start or renew (here or, by message, in another tab). */
   private lastSignIn = 0;
+  /** Requests on their way whose success replaces this browser's cookies (authedReplacing). */
+  private readonly replacements = new Set<Promise<Response>>();
 
   constructor(options: AuthClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -248,9 +250,10 @@ export class AuthClient {
    */
   async logout(options: { scope?: LogoutScope } = {}): Promise<MessageEnvelope> {
     const endsThis = options.scope !== 'others';
+    const body = options.scope === undefined ? undefined : { scope: options.scope };
+    const send = () => this.call('POST', '/auth/logout', body);
     try {
-      const body = options.scope === undefined ? undefined : { scope: options.scope };
-      const result = await this.call('POST', '/auth/logout', body);
+      const result = endsThis ? await this.betweenRefreshes(send) : await send();
       if (endsThis) this.ended('logout', true);
       return result;
     } catch (error) {
@@ -260,6 +263,26 @@ export class AuthClient {
         this.ended('logout', true);
       }
       throw error;
+    }
+  }
+
+  /**
+   * Sends a logout when no refresh is on its way, in this tab or another: one the service got
+   * after the logout would be refused, a failed request for nothing. The renewal ahead stops
+   * first; should the logout fail, a refused call still refreshes. A lock not had in time (a
+   * tab's refresh hangs) does not keep anyone signed in: the logout goes without it.
+   */
+  private async betweenRefreshes<R>(send: () => Promise<R>): Promise<R> {
+    this.renewal.cancel();
+    let sent = false;
+    try {
+      return await this.tabs.exclusive(() => {
+        sent = true;
+        return send();
+      });
+    } catch (error) {
+      if (sent) throw error;
+      return send();
     }
   }
 
@@ -309,9 +332,7 @@ export class AuthClient {
    */
   async changePassword(input: ChangePasswordInput): Promise<SignedInResult> {
     const sentAt = Date.now();
-    const result = await this.authed<SignedInResult>('POST', '/users/me/password', input);
-    this.tabs.noteRefresh(Date.now());
-    this.signedIn();
+    const result = await this.authedReplacing<SignedInResult>('POST', '/users/me/password', input);
     const expiresIn = result.data.expires_in;
     this.scheduleRenewal(expiresIn, sentAt);
     this.tabs.announce({ type: 'signed-in', user: result.data.user, expiresIn, sentAt });
@@ -399,14 +420,11 @@ export class AuthClient {
    */
   async reauthenticate(proof: IdentityProof): Promise<SignedInResult> {
     const sentAt = Date.now();
-    const result = await this.authed<SignedInResult>(
+    const result = await this.authedReplacing<SignedInResult>(
       'POST',
       '/auth/reauthenticate',
       identityProof(proof),
     );
-    // New cookies: a call refused before them needs a retry, not a refresh of its own.
-    this.tabs.noteRefresh(Date.now());
-    this.signedIn();
     this.renewed(result.data.expires_in, sentAt);
     return result;
   }
@@ -638,6 +656,9 @@ export class AuthClient {
     } catch (error) {
       return { outcome: 'failed', error: asAuthError(error) };
     }
+    // A password change on its way may be what revoked the refresh token this one carried: its
+    // answer (the new session's cookies) tells whether the session ended.
+    if (response.status === 401) await Promise.allSettled(this.replacements);
     // Refused, but someone signed in since it left: the old refresh token was replaced by a new
     // session's, which the retry will use. That session has not ended.
     if (response.status === 401 && this.lastSignIn > sentAt) {
@@ -681,6 +702,33 @@ export class AuthClient {
     body?: unknown,
   ): Promise<R> {
     const response = await this.withSession(() => this.request(method, path, body), refusesSession);
+    return readEnvelope<R>(response);
+  }
+
+  /**
+   * A signed-in call whose success gives this browser new cookies and revokes the refresh token
+   * it held (a password change, a step-up). A refresh refused while it is on its way waits for
+   * its answer before calling the session ended; a call refused before the new cookies needs a
+   * retry, not a refresh of its own.
+   */
+  private async authedReplacing<R extends MessageEnvelope>(
+    method: string,
+    path: string,
+    body: unknown,
+  ): Promise<R> {
+    const response = await this.withSession(() => {
+      const sent = this.request(method, path, body).then((answer) => {
+        if (answer.ok) {
+          this.tabs.noteRefresh(Date.now());
+          this.signedIn();
+        }
+        return answer;
+      });
+      this.replacements.add(sent);
+      const settled = () => this.replacements.delete(sent);
+      sent.then(settled, settled);
+      return sent;
+    }, refusesSession);
     return readEnvelope<R>(response);
   }
 

@@ -8,6 +8,7 @@ import {
   FakeTimers,
   USER,
   client,
+  envelope,
   settle,
 } from './auth-client.fakes.js';
 
@@ -234,5 +235,82 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
     expect(secondTimers.pending).toHaveLength(1);
     expect(ended).toEqual([]);
     await settle();
+  });
+
+  it('logs out once a renewal on its way has been answered, and renews no more', async () => {
+    const { service, timers, auth, ended } = signedInClient();
+    await auth.login(CREDENTIALS);
+    service.holdRefreshes = true;
+    await timers.fire();
+
+    const loggedOut = auth.logout();
+    await settle();
+    expect(service.calls).toEqual(['POST /auth/login', 'POST /auth/refresh']);
+    service.releaseRefreshes();
+    await loggedOut;
+
+    expect(service.calls).toEqual(['POST /auth/login', 'POST /auth/refresh', 'POST /auth/logout']);
+    expect(ended).toEqual(['logout']);
+    expect(timers.pending).toEqual([]);
+  });
+
+  /**
+   * A password change ends every session and answers this browser with a new one. A renewal
+   * sent while it is on its way carries the old refresh token, which the service may already
+   * have revoked when the renewal arrives: refused, it is answered before the change is.
+   */
+  function changingPassword(passwordAnswer: 'ok' | 'wrong') {
+    const service = { refuseRefresh: false, answerPassword: () => undefined as void };
+    const ok = (data: object) => envelope(200, { success: true, message: 'ok', data });
+    const refused = (error: string, status: number) =>
+      envelope(status, { success: false, message: 'no', error });
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const path = new URL(new Request(input, init).url).pathname.replace('/api/v1', '');
+      if (path === '/users/me/password') {
+        if (passwordAnswer === 'ok') service.refuseRefresh = true;
+        await new Promise<void>((resolve) => (service.answerPassword = resolve));
+        if (passwordAnswer === 'wrong') return refused('INVALID_PASSWORD', 403);
+        return ok({ user: USER, expires_in: 900 });
+      }
+      if (path === '/auth/refresh' && service.refuseRefresh) return refused('INVALID_TOKEN', 401);
+      return ok({ user: USER, expires_in: 900 });
+    };
+    const timers = new FakeTimers();
+    const { auth, ended } = client(new FakeService(), undefined, { timers, fetch });
+    return { service, auth, ended, timers };
+  }
+
+  it('keeps the session when a password change on its way revoked the renewal’s token', async () => {
+    const { service, auth, ended, timers } = changingPassword('ok');
+    await auth.login(CREDENTIALS);
+    const changed = auth.changePassword({ currentPassword: 'secret-1', newPassword: 'n3w-1' });
+    await settle();
+
+    await timers.fire();
+    service.answerPassword();
+    await changed;
+    await settle();
+
+    expect(ended).toEqual([]);
+    expect(timers.pending).toHaveLength(1);
+    expect(await auth.status()).toMatchObject({ state: 'signed-in' });
+  });
+
+  it('ends the session on a refused renewal all the same when the password change fails', async () => {
+    const { service, auth, ended, timers } = changingPassword('wrong');
+    await auth.login(CREDENTIALS);
+    const changed = auth.changePassword({ currentPassword: 'wrong-1', newPassword: 'n3w-1' });
+    await settle();
+    // Ended elsewhere meanwhile: the refusal is about this session, not about the change.
+    service.refuseRefresh = true;
+
+    await timers.fire();
+    expect(ended).toEqual([]);
+    service.answerPassword();
+    await expect(changed).rejects.toMatchObject({ code: 'INVALID_PASSWORD' });
+    await settle();
+
+    expect(ended).toEqual(['refresh-failed']);
+    expect(timers.pending).toEqual([]);
   });
 });
