@@ -1,7 +1,15 @@
 import { BrowserContext, Page } from 'playwright-core';
 import * as jwt from 'jsonwebtoken';
 import { IdentityProviderProcess, startIdentityProvider } from '../support/identity-provider';
-import { Harness, logInThroughPage, openApp, resultAfter, resultOf, startHarness } from './harness';
+import {
+  Harness,
+  axeViolations,
+  logInThroughPage,
+  openApp,
+  resultAfter,
+  resultOf,
+  startHarness,
+} from './harness';
 
 /**
  * What the account page says when a link comes back refused (`?error=ACCOUNT_EXISTS`: that
@@ -78,6 +86,7 @@ describe('identity providers in the example app', () => {
     const { page } = tab;
     const email = `browser${process.pid}-${Date.now()}@corp.example`;
     expect(await page.getByRole('button', { name: 'Sign in with Corp ID' }).isVisible()).toBe(true);
+    expect(await axeViolations(page)).toEqual([]);
     await throughProvider(page, SIGN_IN, `b-${Date.now()}:${email}:1`);
     await page.waitForSelector('#signed-in:not([hidden])');
     expect(await page.innerText('#user')).toContain(email);
@@ -85,6 +94,7 @@ describe('identity providers in the example app', () => {
     expect((jwt.decode(access!.value) as { amr: string[] }).amr).toEqual(['fed']);
     // The account page lists the provider it signs in with.
     await page.waitForSelector('#identity-list li[data-identity="corp"]');
+    expect(await axeViolations(page)).toEqual([]);
     // The provider's development pages fetch resources from the internet, which the test machine
     // may not reach: only the app's and the service's requests are judged.
     const ours = (line: string) => line.includes(h.spa.url) || line.includes(h.apiUrl);

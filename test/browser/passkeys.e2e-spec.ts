@@ -5,6 +5,7 @@ import { registerUser, uniqueUser } from '../support/auth-helpers';
 import {
   AppTab,
   Harness,
+  axeViolations,
   logInThroughPage,
   openApp,
   placeOf,
@@ -122,6 +123,7 @@ describe('passkeys in the example app', () => {
     expect(await text(page, '#two-step-status')).toBe(
       'Off: after your password, signing in asks for your passkey.',
     );
+    expect(await axeViolations(page)).toEqual([]);
     await page.locator('#passkeys').scrollIntoViewIfNeeded();
     await screenshot(page, 'passkeys');
 

@@ -78,6 +78,7 @@ describe('renewing the session ahead of the access token’s expiry, in Chromium
     const second = await openApp(context, h.spa.url);
     expect(await second.page.textContent('#status')).toMatch(/^Signed in as /);
 
+    const before = first.refreshes.count + second.refreshes.count;
     const started = Date.now();
     const statuses = await stayAndCall([first, second], VISIT_MS);
     const elapsed = Date.now() - started;
@@ -87,10 +88,13 @@ describe('renewing the session ahead of the access token’s expiry, in Chromium
       expect(tab.failures).toEqual([]);
       expect(tab.consoleErrors).toEqual([]);
     }
-    const refreshes = first.refreshes.count + second.refreshes.count;
+    // Counted over the visit only: the login and the second tab's opening renewed too.
+    const refreshes = first.refreshes.count + second.refreshes.count - before;
     expect(refreshes).toBeGreaterThanOrEqual(elapsed / (ACCESS_TTL_S * 1000));
-    // One renewal per turn between them (every half second at most for a 2-second token, plus
-    // the answer's time), not one per tab.
-    expect(refreshes).toBeLessThanOrEqual(elapsed / 500 + 2);
+    // One renewal per turn between them (a turn is half a second at the least for a 2-second
+    // token), not one per tab: two tabs renewing each on its own would make twice as many. The
+    // bound sits between the two, since a loaded machine stretches a turn's edges.
+    const turns = elapsed / 500;
+    expect(refreshes).toBeLessThanOrEqual(1.5 * turns);
   });
 });

@@ -5,6 +5,7 @@ import { registerAndLogin, uniqueUser } from '../support/auth-helpers';
 import {
   AppTab,
   Harness,
+  axeViolations,
   codeToType,
   fieldErrorAfter,
   logInThroughPage,
@@ -92,6 +93,8 @@ describe('the example app: step-up, and a second factor a role must have', () =>
       await annPage.click('#reauth-form [type=submit]');
     });
     expect(wrong).toBe('That is not your current password.');
+    // The dialog, its field marked, as a screen reader meets it.
+    expect(await axeViolations(annPage)).toEqual([]);
     expect(await resultOf(annPage, 'reauth-form')).toBe('');
     expect(await focused(annPage)).toBe('reauth-password');
     expect(await annPage.isVisible('#reauth-dialog')).toBe(true);
