@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { pbkdf2 } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,11 +58,18 @@ describe('ChunkedLines', () => {
     expect(written()).toBe(line(1));
   });
 
-  it('writes what is pending synchronously, as the exit hook does', () => {
+  it('writes what is pending synchronously, as the exit hook does, even with the thread pool busy', async () => {
+    // Every thread of libuv's pool busy (as under hashing load): an asynchronous write would
+    // wait behind them, and an exiting process does not wait for it.
+    const busy = Array.from(
+      { length: 8 },
+      () => new Promise((resolve) => pbkdf2('p', 's', 200_000, 32, 'sha256', resolve)),
+    );
     lines.write(line(1));
     lines.write(line(2));
     lines.flushSync();
     expect(written()).toBe(line(1) + line(2));
+    await Promise.all(busy);
   });
 
   it('writes pending lines to stdout when the process exits', () => {

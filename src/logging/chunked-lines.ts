@@ -23,11 +23,13 @@ export class ChunkedLines implements DestinationStream {
   private pending: string[] = [];
   private size = 0;
   private readonly writer: SonicBoom;
+  /** For `flushSync` only: a writer that writes before returning, made on first need. */
+  private syncWriter: SonicBoom | undefined;
   private readonly timer: NodeJS.Timeout;
   /** The output failed (a closed pipe, a full disk): lines are dropped, the process goes on. */
   private broken = false;
 
-  constructor(fd: number) {
+  constructor(private readonly fd: number) {
     this.writer = new SonicBoom({ fd, sync: false });
     this.writer.on('error', (error: NodeJS.ErrnoException) => this.fail(error));
     this.timer = setInterval(() => this.flush(), FLUSH_EVERY_MS).unref();
@@ -44,20 +46,31 @@ export class ChunkedLines implements DestinationStream {
   /** Hands what is pending to the writer, which starts writing it; then `done` (`logger.flush`). */
   flush(done?: (error?: Error) => void): void {
     if (this.broken) return done?.();
-    if (this.size > 0) {
-      const chunk = this.pending.join('');
-      this.pending = [];
-      this.size = 0;
-      this.writer.write(chunk);
-    }
+    const chunk = this.take();
+    if (chunk) this.writer.write(chunk);
     if (done) this.writer.flush(done);
   }
 
+  /** The pending lines as one string ('' when none), no longer pending. */
+  private take(): string {
+    const chunk = this.pending.join('');
+    this.pending = [];
+    this.size = 0;
+    return chunk;
+  }
+
+  /**
+   * Writes what is pending before returning (the exit hook: the process ends right after). Not
+   * through `flush`: handed to an idle writer, the lines would go out in an asynchronous write
+   * that an exiting process does not wait for. The writer's own queue goes first, synchronously
+   * (what it is writing already is on its way to the descriptor), then the pending lines.
+   */
   flushSync(): void {
     if (this.broken) return;
-    this.flush();
+    const chunk = this.take();
     try {
       this.writer.flushSync();
+      if (chunk) (this.syncWriter ??= new SonicBoom({ fd: this.fd, sync: true })).write(chunk);
     } catch {
       // Exiting anyway (or closing a descriptor that is gone): nowhere left to say it.
     }
