@@ -354,16 +354,23 @@ describe('the example app in Chromium', () => {
     expect(await page.textContent('#protected-result')).toMatch(/^200 /);
   });
 
-  it('a session ended elsewhere: the protected call shows the login, and the next login starts clean', async () => {
-    const user = await registerAndLogin(h.t);
-    const { page } = await open();
-    await logInThroughPage(page, user.credentials);
-    const otherDevice = await login(h.t, user.credentials);
+  /** Ends every session of the user from another device (logout revokes them all). */
+  async function logOutElsewhere(credentials: { email: string; password: string }) {
+    const otherDevice = await login(h.t, credentials);
     await h.t
       .http()
       .post('/api/v1/auth/logout')
       .set('Authorization', `Bearer ${otherDevice.access}`)
       .expect(200);
+  }
+
+  it('a session ended elsewhere: the protected call shows the login, and the next login starts clean', async () => {
+    // No renewal ahead (a tab asleep): the call is the first to ask the service.
+    await timersNeverFire(context);
+    const user = await registerAndLogin(h.t);
+    const { page } = await open();
+    await logInThroughPage(page, user.credentials);
+    await logOutElsewhere(user.credentials);
 
     await page.click('#call-protected');
     await page.waitForSelector('#signed-out:not([hidden])');
@@ -372,6 +379,18 @@ describe('the example app in Chromium', () => {
     await logInThroughPage(page, user.credentials);
     expect(await page.textContent('#protected-result')).toBe('');
     expect(await page.locator('.result:not(:empty)').count()).toBe(0);
+  });
+
+  it('a session ended elsewhere shows the login by itself at the next renewal', async () => {
+    const user = await registerAndLogin(h.t);
+    const { page } = await open();
+    await logInThroughPage(page, user.credentials);
+
+    await logOutElsewhere(user.credentials);
+
+    // Renewed ahead of every expiry: within a lifetime (two on a loaded machine), nothing clicked.
+    await page.waitForSelector('#signed-out:not([hidden])', { timeout: 2 * ACCESS_TTL_S * 1000 });
+    expect(await text(page, '#status')).toBe('Your session has ended, log in again');
   });
 
   it('a tab that showed "signed out" shows the session another tab starts', async () => {
