@@ -7,9 +7,16 @@ import { UserGenerations } from './user-generations.service';
 class FakeRedis {
   readonly values = new Map<string, string>();
   down = false;
+  /** The connection is open but the server answers nothing (stopped): a write is kept, unanswered. */
+  hung = false;
+  status = 'ready';
 
   set(key: string, value: string, ...options: Array<string | number>): Promise<'OK' | null> {
     if (this.down) return Promise.reject(new Error('Command timed out'));
+    if (this.hung) {
+      this.values.set(key, value);
+      return new Promise(() => undefined);
+    }
     if (options.includes('NX') && this.values.has(key)) return Promise.resolve(null);
     this.values.set(key, value);
     return Promise.resolve('OK');
@@ -109,6 +116,29 @@ describe('UserGenerations', () => {
     expect(await generations.current('user_1')).not.toBe(before);
     expect(client.values.get('user-gen:user_2')).not.toBe(other);
     expect(client.values.get('user-gen:user_2')).toBeDefined();
+  });
+
+  it('sends a change while it takes Redis for down, on an open connection, without waiting', async () => {
+    const { client, redis, generations, recover } = setup();
+    await recover();
+    // One late answer made this instance take Redis for down; the other instances still read
+    // it, and must see the change at once.
+    redis.ready = false;
+    const before = client.values.get('user-gen:user_1');
+
+    await generations.bump('user_1');
+    const sent = client.values.get('user-gen:user_1');
+    expect(sent).toBeDefined();
+    expect(sent).not.toBe(before);
+
+    // A server that hangs does not hold the change, and the recovery writes it again.
+    client.hung = true;
+    await generations.bump('user_1');
+    client.hung = false;
+    const during = client.values.get('user-gen:user_1');
+    await recover();
+    expect(client.values.get('user-gen:user_1')).not.toBe(during);
+    expect(redis.failed).not.toHaveBeenCalled();
   });
 
   it('keeps what it could not write when the recovery write fails too', async () => {

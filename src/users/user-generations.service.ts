@@ -75,7 +75,17 @@ export class UserGenerations {
     const client = this.redis.client;
     // Written even with this instance's cache off: the other instances' caches may be on.
     if (!client) return;
-    if (!this.redis.ready) return this.remember(userId);
+    if (!this.redis.ready) {
+      this.remember(userId);
+      // Taken for down, perhaps for a moment only (one answer late behind a busy event loop),
+      // while the other instances read Redis as usual: on an open connection the generation is
+      // sent all the same, before the change answers, but not waited for (a hung server would
+      // hold the change). The recovery writes it again.
+      if (client.status === 'ready') {
+        client.set(generationKey(userId), randomValue(), 'PX', this.ttlMs).catch(() => undefined);
+      }
+      return;
+    }
     try {
       await client.set(generationKey(userId), randomValue(), 'PX', this.ttlMs);
     } catch (error) {
