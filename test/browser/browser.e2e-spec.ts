@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { BrowserContext, Page } from 'playwright-core';
-import { expectError, login, registerAndLogin } from '../support/auth-helpers';
+import { expectError, logOutElsewhere, registerAndLogin } from '../support/auth-helpers';
 import {
   Harness,
   logInThroughPage,
@@ -167,12 +167,7 @@ describe('the browser story: the SDK in Chromium', () => {
     const { page } = await open();
     const user = await registerAndLogin(t());
     await logInThroughPage(page, user.credentials);
-    const otherDevice = await login(t(), user.credentials);
-    await t()
-      .http()
-      .post('/api/v1/auth/logout')
-      .set('Authorization', `Bearer ${otherDevice.access}`)
-      .expect(200);
+    await logOutElsewhere(t(), user.credentials);
 
     expect(await protectedCall(page)).toBe(401);
 

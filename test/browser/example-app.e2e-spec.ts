@@ -1,5 +1,10 @@
 import { BrowserContext, Page } from 'playwright-core';
-import { login, registerAndLogin, registerUser, uniqueUser } from '../support/auth-helpers';
+import {
+  logOutElsewhere,
+  registerAndLogin,
+  registerUser,
+  uniqueUser,
+} from '../support/auth-helpers';
 import { Authenticator } from '../support/authenticator';
 import {
   Harness,
@@ -354,23 +359,13 @@ describe('the example app in Chromium', () => {
     expect(await page.textContent('#protected-result')).toMatch(/^200 /);
   });
 
-  /** Ends every session of the user from another device (logout revokes them all). */
-  async function logOutElsewhere(credentials: { email: string; password: string }) {
-    const otherDevice = await login(h.t, credentials);
-    await h.t
-      .http()
-      .post('/api/v1/auth/logout')
-      .set('Authorization', `Bearer ${otherDevice.access}`)
-      .expect(200);
-  }
-
   it('a session ended elsewhere: the protected call shows the login, and the next login starts clean', async () => {
     // No renewal ahead (a tab asleep): the call is the first to ask the service.
     await timersNeverFire(context);
     const user = await registerAndLogin(h.t);
     const { page } = await open();
     await logInThroughPage(page, user.credentials);
-    await logOutElsewhere(user.credentials);
+    await logOutElsewhere(h.t, user.credentials);
 
     await page.click('#call-protected');
     await page.waitForSelector('#signed-out:not([hidden])');
@@ -386,7 +381,7 @@ describe('the example app in Chromium', () => {
     const { page } = await open();
     await logInThroughPage(page, user.credentials);
 
-    await logOutElsewhere(user.credentials);
+    await logOutElsewhere(h.t, user.credentials);
 
     // Renewed ahead of every expiry: within a lifetime (two on a loaded machine), nothing clicked.
     await page.waitForSelector('#signed-out:not([hidden])', { timeout: 2 * ACCESS_TTL_S * 1000 });

@@ -57,6 +57,19 @@ export async function registerAndLogin(t: TestApp, credentials = uniqueUser()): 
   return { ...(await login(t, credentials)), credentials };
 }
 
+/** Signs in from another device and logs out there: every session of the user ends. */
+export async function logOutElsewhere(
+  t: TestApp,
+  credentials: { email: string; password: string },
+): Promise<void> {
+  const otherDevice = await login(t, credentials);
+  await t
+    .http()
+    .post('/api/v1/auth/logout')
+    .set('Authorization', `Bearer ${otherDevice.access}`)
+    .expect(200);
+}
+
 /** POST /auth/refresh with this refresh token as the browser would send it. */
 export function refreshWith(t: TestApp, token: string) {
   return t.http().post('/api/v1/auth/refresh').set('Cookie', `refresh_token=${token}`);
