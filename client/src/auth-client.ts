@@ -700,8 +700,13 @@ export class AuthClient {
     method: string,
     path: string,
     body?: unknown,
+    /** What each send (the first, and the retry) goes through; `authedReplacing`'s bookkeeping. */
+    through: (sent: Promise<Response>) => Promise<Response> = (sent) => sent,
   ): Promise<R> {
-    const response = await this.withSession(() => this.request(method, path, body), refusesSession);
+    const response = await this.withSession(
+      () => through(this.request(method, path, body)),
+      refusesSession,
+    );
     return readEnvelope<R>(response);
   }
 
@@ -711,25 +716,24 @@ export class AuthClient {
    * its answer before calling the session ended; a call refused before the new cookies needs a
    * retry, not a refresh of its own.
    */
-  private async authedReplacing<R extends MessageEnvelope>(
+  private authedReplacing<R extends MessageEnvelope>(
     method: string,
     path: string,
     body: unknown,
   ): Promise<R> {
-    const response = await this.withSession(() => {
-      const sent = this.request(method, path, body).then((answer) => {
+    return this.authed<R>(method, path, body, (sent) => {
+      const noted = sent.then((answer) => {
         if (answer.ok) {
           this.tabs.noteRefresh(Date.now());
           this.signedIn();
         }
         return answer;
       });
-      this.replacements.add(sent);
-      const settled = () => this.replacements.delete(sent);
-      sent.then(settled, settled);
-      return sent;
-    }, refusesSession);
-    return readEnvelope<R>(response);
+      this.replacements.add(noted);
+      const settled = () => this.replacements.delete(noted);
+      noted.then(settled, settled);
+      return noted;
+    });
   }
 
   private async call<R extends MessageEnvelope = MessageEnvelope>(
