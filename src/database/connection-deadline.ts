@@ -19,7 +19,8 @@ export class DeadlineExceeded extends Error {
  * Runs `task` on `runner` (whose pool wait `connected` is) and rejects with DeadlineExceeded at
  * `deadline` (epoch ms) if it has not settled. The call is then given up for good: its
  * connection is destroyed, never returned to the pool, so the server rolls back whatever was
- * under way and nothing of it can be written afterwards; a connection still being waited for
+ * under way and nothing of it can be written afterwards (unless its COMMIT had reached the
+ * server: Database says so in its 503); a connection still being waited for
  * goes back to the pool unused when it arrives. The abandoned task's promise never settles and
  * is collected with its connection.
  */

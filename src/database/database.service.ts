@@ -99,10 +99,11 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
     const deadline = Date.now() + this.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       const hooks: CommitHooks = [];
+      const progress = { committing: false };
       try {
         const { result, after } = await this.schedule(deadline, async () => {
           const result = await this.onConnection(deadline, (runner) =>
-            this.inTransaction(runner, hooks, work),
+            this.inTransaction(runner, hooks, progress, work),
           );
           // Started at once, inside the queue on SQLite, so caches are cleared before the next
           // unit of work; awaited below.
@@ -111,6 +112,7 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
         await after;
         return result;
       } catch (error) {
+        if (progress.committing && isUnavailable(error)) throw unconfirmed();
         if (!isTransientConflict(error)) throw error;
         if (attempt === 3) {
           throw new AppException('SERVICE_UNAVAILABLE', {
@@ -236,12 +238,14 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
   private async inTransaction<T>(
     runner: QueryRunner,
     hooks: CommitHooks,
+    progress: { committing: boolean },
     work: Work<T>,
   ): Promise<T> {
     await runner.startTransaction();
     this.commitHooks.set(runner.manager, hooks);
     try {
       const result = await work(runner.manager);
+      progress.committing = true;
       await runner.commitTransaction();
       return result;
     } catch (error) {
@@ -250,6 +254,22 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
       throw error;
     }
   }
+}
+
+function isUnavailable(error: unknown): boolean {
+  return error instanceof AppException && error.code === 'SERVICE_UNAVAILABLE';
+}
+
+/**
+ * The connection was lost, or the deadline passed, once COMMIT had been sent: the server may
+ * have carried it out without the answer arriving, and no one can ask it about a connection that
+ * is gone. Still a 503 (nothing is known to be done), but one that says the change may be there.
+ */
+function unconfirmed(): AppException {
+  return new AppException('SERVICE_UNAVAILABLE', {
+    message:
+      'The database did not confirm the change: it may have been made, check before trying again',
+  });
 }
 
 function unavailable(): AppException {

@@ -74,6 +74,22 @@ export class TcpProxy {
     for (const [client, upstream] of this.requests) client.pipe(upstream);
   }
 
+  private dropMarker: string | undefined;
+  private readonly doomed = new Set<Socket>();
+  private dropped: (() => void) | undefined;
+
+  /**
+   * The next connection that sends `marker` (a statement's text) has it delivered, and is closed
+   * when the server answers, before the answer is relayed: the server did the work and the
+   * client never hears of it, as when a network fails between the two. Resolves once it has.
+   */
+  dropAnswerTo(marker: string): Promise<void> {
+    this.dropMarker = marker;
+    return new Promise((resolve) => {
+      this.dropped = resolve;
+    });
+  }
+
   stop(): Promise<void> {
     return this.cut();
   }
@@ -113,6 +129,19 @@ export class TcpProxy {
       return;
     }
     const upstream = connect(this.targetPort, this.targetHost);
+    client.on('data', (chunk: Buffer) => {
+      if (this.dropMarker && chunk.includes(this.dropMarker)) {
+        this.dropMarker = undefined;
+        this.doomed.add(client);
+      }
+    });
+    // Before the relay's own listener: a doomed connection is gone before the answer is relayed.
+    upstream.on('data', () => {
+      if (!this.doomed.delete(client)) return;
+      client.destroy();
+      upstream.destroy();
+      this.dropped?.();
+    });
     for (const [from, to] of [
       [client, upstream],
       [upstream, client],
