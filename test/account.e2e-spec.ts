@@ -615,7 +615,15 @@ describe('the signed-in user’s account', () => {
           }),
         },
       });
-      expectError(await confirm(mail.token), 401, 'INVALID_TOKEN');
+      const again = await confirm(mail.token);
+      expectError(again, 401, 'INVALID_TOKEN');
+      expect(again.body.details).toEqual([
+        {
+          field: 'token',
+          reason: 'used',
+          message: 'The email-change link was already used, or a change to the account withdrew it',
+        },
+      ]);
 
       // The session stays, and sees the new address at once.
       expect((await me(session.access).expect(200)).body.data.user).toMatchObject({
@@ -718,7 +726,9 @@ describe('the signed-in user’s account', () => {
       const first = await requestChange(session, uniqueUser('First').email);
       const second = await requestChange(session, uniqueUser('Second').email);
       expect(await liveChangeTokens(session.user.id)).toBe(1);
-      expectError(await confirm(first.token), 401, 'INVALID_TOKEN');
+      const replaced = await confirm(first.token);
+      expectError(replaced, 401, 'INVALID_TOKEN');
+      expect(replaced.body.details).toEqual([expect.objectContaining({ reason: 'replaced' })]);
       const confirmed = await confirm(second.token).expect(200);
       expect(confirmed.body.data.user.email).toBe(second.to);
     });
@@ -732,8 +742,12 @@ describe('the signed-in user’s account', () => {
           { userId: session.user.id, purpose: 'email_change' },
           { expiresAt: new Date(Date.now() - 1000) },
         );
-      expectError(await confirm(mail.token), 401, 'INVALID_TOKEN');
-      expectError(await confirm('x'.repeat(43)), 401, 'INVALID_TOKEN');
+      const expired = await confirm(mail.token);
+      expectError(expired, 401, 'INVALID_TOKEN');
+      expect(expired.body.details).toEqual([expect.objectContaining({ reason: 'expired' })]);
+      const unknown = await confirm('x'.repeat(43));
+      expectError(unknown, 401, 'INVALID_TOKEN');
+      expect(unknown.body.details).toBeUndefined();
       expectError(
         await t.http().post('/api/v1/users/me/email/confirm').send({}),
         400,

@@ -32,6 +32,16 @@ describe('email flows through a real SMTP server', () => {
   });
 
   const post = (path: string, body: object) => t.http().post(`/api/v1${path}`).send(body);
+  /** A refused link: 401 INVALID_TOKEN, and why, as `details` says it to the link's page. */
+  const refusedLink = (response: Response, reason?: string) => {
+    expectError(response, 401, 'INVALID_TOKEN');
+    if (reason === undefined) expect(response.body.details).toBeUndefined();
+    else {
+      expect(response.body.details).toEqual([
+        { field: 'token', message: response.body.message, reason },
+      ]);
+    }
+  };
   const liveTokens = (userId: string, purpose: string) =>
     t.dataSource.getRepository(VerificationToken).countBy({
       userId,
@@ -74,7 +84,9 @@ describe('email flows through a real SMTP server', () => {
           }),
         },
       });
-      expectError(await post('/auth/verify-email', { token: mail.token }), 401, 'INVALID_TOKEN');
+      const again = await post('/auth/verify-email', { token: mail.token });
+      refusedLink(again, 'verified');
+      expect(again.body.message).toBe('The email address is already verified');
       const session = await login(t, credentials);
       expect(session.user).toMatchObject({ email_verified: true });
     });
@@ -194,7 +206,25 @@ describe('email flows through a real SMTP server', () => {
       await t.dataSource
         .getRepository(VerificationToken)
         .update({ userId: user.id }, { expiresAt: new Date(Date.now() - 1000) });
-      expectError(await post('/auth/verify-email', { token: mail.token }), 401, 'INVALID_TOKEN');
+      const expired = await post('/auth/verify-email', { token: mail.token });
+      refusedLink(expired, 'expired');
+      expect(expired.body.message).toBe('The verification link has expired: ask for a new one');
+    });
+
+    it('says an address is verified already to any link of it, and an unknown token nothing more', async () => {
+      const { credentials, user } = await registerUser(t);
+      const older = sink.last();
+      await post('/auth/resend-verification-email', { email: credentials.email }).expect(200);
+      const newer = sink.last();
+      // A resend keeps the older link working: it proves the same inbox.
+      await post('/auth/verify-email', { token: older.token }).expect(200);
+      refusedLink(await post('/auth/verify-email', { token: older.token }), 'verified');
+      // Expired since: still what its owner needs to hear is that the address is verified.
+      await t.dataSource
+        .getRepository(VerificationToken)
+        .update({ userId: user.id }, { expiresAt: new Date(Date.now() - 1000) });
+      refusedLink(await post('/auth/verify-email', { token: newer.token }), 'verified');
+      refusedLink(await post('/auth/verify-email', { token: 'x'.repeat(43) }));
     });
   });
 
@@ -228,10 +258,13 @@ describe('email flows through a real SMTP server', () => {
       expect(reset.body).toEqual({ success: true, message: expect.stringContaining('reset') });
       expect(cookiesOf(reset).access_token.value).toBe('');
 
-      expectError(
-        await post('/auth/reset-password', { token: mail.token, newPassword: 'another-pass' }),
-        401,
-        'INVALID_TOKEN',
+      const reused = await post('/auth/reset-password', {
+        token: mail.token,
+        newPassword: 'another-pass',
+      });
+      refusedLink(reused, 'used');
+      expect(reused.body.message).toBe(
+        'The reset link was already used, or a change to the account withdrew it',
       );
       expectError(
         await post('/auth/login', { email: credentials.email, password: credentials.password }),
@@ -305,10 +338,9 @@ describe('email flows through a real SMTP server', () => {
       const older = sink.last();
       await post('/auth/forgot-password', { email: credentials.email }).expect(200);
       const newer = sink.last();
-      expectError(
+      refusedLink(
         await post('/auth/reset-password', { token: older.token, newPassword: 'first-pass' }),
-        401,
-        'INVALID_TOKEN',
+        'replaced',
       );
       await post('/auth/reset-password', { token: newer.token, newPassword: 'second-pass' }).expect(
         200,
@@ -389,10 +421,9 @@ describe('email flows through a real SMTP server', () => {
           { userId: user.id, purpose: 'password_reset' },
           { expiresAt: new Date(Date.now() - 1000) },
         );
-      expectError(
+      refusedLink(
         await post('/auth/reset-password', { token: mail.token, newPassword: 'new-pass-1' }),
-        401,
-        'INVALID_TOKEN',
+        'expired',
       );
     });
 
@@ -401,15 +432,14 @@ describe('email flows through a real SMTP server', () => {
       const verification = sink.last();
       await post('/auth/forgot-password', { email: credentials.email }).expect(200);
       const reset = sink.last();
-      expectError(
+      // Neither says why: to the other purpose, the token is one it never issued.
+      refusedLink(
         await post('/auth/reset-password', {
           token: verification.token,
           newPassword: 'new-pass-1',
         }),
-        401,
-        'INVALID_TOKEN',
       );
-      expectError(await post('/auth/verify-email', { token: reset.token }), 401, 'INVALID_TOKEN');
+      refusedLink(await post('/auth/verify-email', { token: reset.token }));
     });
 
     it('chooses the reset-password variant by body shape and refuses any other shape', async () => {

@@ -212,6 +212,23 @@ describe('AuthError: the service’s field errors', () => {
     expect(error.detailFor('email')).toBeUndefined();
   });
 
+  it('says why an emailed link was refused, from the token’s detail', async () => {
+    const details = [{ field: 'token', message: 'The reset link has expired', reason: 'expired' }];
+    const fetch = () =>
+      Promise.resolve(
+        envelope(401, { success: false, message: 'Expired', error: 'INVALID_TOKEN', details }),
+      );
+    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: new FakeBrowser().tab() });
+
+    const error = (await auth
+      .resetPassword({ token: 't'.repeat(43), newPassword: 'a new secret' })
+      .catch((e: unknown) => e)) as AuthError;
+
+    expect(error.code).toBe('INVALID_TOKEN');
+    expect(error.linkRefusal).toBe('expired');
+    expect(error.details).toEqual(details);
+  });
+
   it('has no details, not undefined, when the service sent none', async () => {
     const fetch = () =>
       Promise.resolve(envelope(401, { success: false, message: 'No', error: 'LOGIN_FAILED' }));

@@ -1,4 +1,4 @@
-import type { ErrorCode, FailureEnvelope, FieldError } from './types.js';
+import type { ErrorCode, FailureEnvelope, FieldError, LinkRefusal } from './types.js';
 
 /**
  * Every failed call rejects with this: the envelope's code, message, field details and the HTTP
@@ -26,6 +26,11 @@ export class AuthError extends Error {
   detailFor(field: string): string | undefined {
     const messages = this.details.filter((d) => d.field === field).map((d) => d.message);
     return messages.length > 0 ? messages.join('; ') : undefined;
+  }
+
+  /** Why an emailed link (verify-email, reset-password, email change) was refused, if known. */
+  get linkRefusal(): LinkRefusal | undefined {
+    return this.details.find((d) => d.field === 'token')?.reason;
   }
 
   static fromEnvelope(envelope: FailureEnvelope, response: Response): AuthError {

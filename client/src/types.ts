@@ -158,7 +158,16 @@ export interface DataEnvelope<T> extends MessageEnvelope {
 export interface FieldError {
   field: string;
   message: string;
+  /** For `field: 'token'` of a refused emailed link: why it no longer works. */
+  reason?: LinkRefusal;
 }
+
+/**
+ * Why the service refused an emailed link it had issued: it expired unused, a newer link of its
+ * kind replaced it, it was used (or a change to the account withdrew it), or (a verification
+ * link) the address is verified already.
+ */
+export type LinkRefusal = 'expired' | 'replaced' | 'used' | 'verified';
 
 export interface FailureEnvelope {
   success: false;

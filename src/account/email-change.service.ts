@@ -8,6 +8,7 @@ import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
+import { invalidLink } from '../tokens/invalid-link';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
@@ -72,8 +73,10 @@ export class EmailChangeService {
     // The new link replaces the older ones and is audited in one transaction, before it is
     // sent: a failure past this point leaves no live link that was never recorded.
     const token = await this.database.transaction(async (manager) => {
-      await this.tokens.retireOlder(manager, user.id, 'email_change');
       const issued = await this.tokens.issue(manager, user.id, 'email_change', ttl, address);
+      // After the issue: a retired link then dates from before its replacement was made, which
+      // is how a refused link is told to have been replaced (VerificationTokens.refusalOf).
+      await this.tokens.retireOlder(manager, user.id, 'email_change', issued);
       await this.audit.record(manager, 'email_change_requested', user.id, client);
       return issued;
     });
@@ -109,9 +112,8 @@ export class EmailChangeService {
       .transaction(async (manager) => {
         const row = await this.tokens.consumeRow(manager, token, 'email_change');
         if (!row?.newEmail) {
-          throw new AppException('INVALID_TOKEN', {
-            message: 'The email-change token is invalid, expired or already used',
-          });
+          const refusal = await this.tokens.refusalOf(manager, token, 'email_change');
+          throw invalidLink('email-change', refusal?.reason);
         }
         const before = await this.users.findIn(manager, row.userId);
         if (!before) throw new AppException('INVALID_TOKEN');

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
@@ -9,6 +10,7 @@ import { isForeignKeyViolation } from '../database/database-errors';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
 import { SessionsService } from '../sessions/sessions.service';
+import { invalidLink } from '../tokens/invalid-link';
 import { TokenPurpose } from '../tokens/verification-token.entity';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
@@ -59,7 +61,7 @@ export class EmailFlowsService {
     const redirectUrl = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'email_verification');
-      if (!userId) throw invalidToken('verification');
+      if (!userId) throw await this.refusedLink(manager, token, 'email_verification');
       const before = await this.users.requireIn(manager, userId);
       await this.mailboxProof.proven(manager, userId, before.emailVerified, client);
       await this.audit.record(manager, 'email_verified', userId, client);
@@ -169,7 +171,7 @@ export class EmailFlowsService {
     const passwordHash = await this.hasher.hash(newPassword);
     const user = await this.database.transaction(async (manager) => {
       const userId = await this.tokens.consume(manager, token, 'password_reset');
-      if (!userId) throw invalidToken('reset');
+      if (!userId) throw await this.refusedLink(manager, token, 'password_reset');
       const owner = await this.users.findIn(manager, userId);
       if (owner && matchesIdentity(newPassword, [owner.email, owner.username])) {
         throw new AppException('VALIDATION_ERROR', {
@@ -245,10 +247,23 @@ export class EmailFlowsService {
     }
     return token;
   }
-}
 
-function invalidToken(kind: string): AppException {
-  return new AppException('INVALID_TOKEN', {
-    message: `The ${kind} token is invalid, expired or already used`,
-  });
+  /**
+   * Why a verification or reset link was refused. A verification link of an account whose
+   * address is verified by now says that, whatever became of the link: it is all its owner needs.
+   */
+  private async refusedLink(
+    manager: EntityManager,
+    token: string,
+    purpose: 'email_verification' | 'password_reset',
+  ): Promise<AppException> {
+    const kind = purpose === 'email_verification' ? 'verification' : 'reset';
+    const refusal = await this.tokens.refusalOf(manager, token, purpose);
+    if (!refusal) return invalidLink(kind);
+    if (purpose === 'email_verification') {
+      const owner = await this.users.findIn(manager, refusal.userId);
+      if (owner?.emailVerified) return invalidLink(kind, 'verified');
+    }
+    return invalidLink(kind, refusal.reason);
+  }
 }

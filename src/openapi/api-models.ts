@@ -13,6 +13,16 @@ export class FieldErrorModel {
 
   @ApiProperty({ example: 'email must be a valid email address' })
   message!: string;
+
+  @ApiPropertyOptional({
+    enum: ['expired', 'replaced', 'used', 'verified'],
+    description:
+      'For `field: "token"` of an emailed link refused with INVALID_TOKEN: it expired unused, ' +
+      'a newer link of its kind replaced it, it was used (or a change to the account withdrew ' +
+      'it), or (a verification link) the address is verified already. Absent for a token the ' +
+      'service does not know.',
+  })
+  reason?: string;
 }
 
 export class ErrorEnvelopeModel {

@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, IsNull, Repository } from 'typeorm';
+import { And, EntityManager, In, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
 import { Database } from '../database/database.service';
 import { hashToken, randomToken } from './token-hash';
 import { TokenPurpose, VerificationToken } from './verification-token.entity';
+
+/** Why an emailed link no longer works, and whose it was. */
+export interface TokenRefusal {
+  userId: string;
+  reason: 'expired' | 'replaced' | 'used';
+}
 
 /**
  * Emailed single-use tokens (email verification, password reset, email change): 256 random bits,
@@ -71,6 +77,29 @@ export class VerificationTokensService {
       .withRepository(this.tokens)
       .update({ id, usedAt: IsNull() }, { usedAt: now });
     return claimed.affected === 1 ? row : null;
+  }
+
+  /**
+   * Why `consume` refused a token of this purpose, for the link's owner: it expired unused, a
+   * newer link of the same kind replaced it, or it was used (or withdrawn by a change to the
+   * account). Null for a token the service never issued for this purpose, or has purged.
+   */
+  async refusalOf(
+    manager: EntityManager,
+    token: string,
+    purpose: TokenPurpose,
+  ): Promise<TokenRefusal | null> {
+    const repository = manager.withRepository(this.tokens);
+    const row = await repository.findOneBy({ id: hashToken(token) });
+    if (!row || row.purpose !== purpose) return null;
+    if (row.usedAt === null) return { userId: row.userId, reason: 'expired' };
+    // Retired when a newer one went out: that one was created by the time this one stopped.
+    const newer = await repository.existsBy({
+      userId: row.userId,
+      purpose,
+      createdAt: And(MoreThan(row.createdAt), LessThanOrEqual(row.usedAt)),
+    });
+    return { userId: row.userId, reason: newer ? 'replaced' : 'used' };
   }
 
   /** A token whose email could not be sent must not stay usable. */

@@ -157,6 +157,14 @@ describe('the example app’s account page in Chromium', () => {
     });
     expect(new URL(page.url()).search).toBe('');
     expect(await page.textContent('#user')).toContain(newEmail);
+
+    // The same link again: used, and the address shown is the new one.
+    await page.goto(link);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await resultOf(page, 'account-card')).toBe(
+      'This confirmation link was already used, or a password reset cancelled it. Your email address is the one shown here.',
+    );
+    expect(await page.textContent('#user')).toContain(newEmail);
   });
 
   it('deletes the account with the current password, and every tab shows it', async () => {

@@ -5,6 +5,7 @@ import {
   registerUser,
   uniqueUser,
 } from '../support/auth-helpers';
+import { VerificationToken } from '../../src/tokens/verification-token.entity';
 import { Authenticator } from '../support/authenticator';
 import {
   Harness,
@@ -444,7 +445,7 @@ describe('the example app in Chromium', () => {
       await page.click('#reset-form [type=submit]');
     });
     expect(reused).toBe(
-      'This reset link has expired or was already used. Ask for a new one below.',
+      'This reset link was already used, or your account changed since. If your password did not change with it, ask for a new link below.',
     );
     expect(await page.isVisible('#forgot-form')).toBe(true);
     expect(await page.isVisible('#login-form')).toBe(false);
@@ -469,10 +470,9 @@ describe('the example app in Chromium', () => {
     expect(verified).toBe(`Your email ${user.email} is verified. You can log in.`);
 
     // The same link again, and an address with no account: each says what is so.
-    const reused = await resultAfter(page, 'resend-form', () => page.goto(mail.link));
-    expect(reused).toBe(
-      'This verification link has expired or was already used. If you verified your email with it, just log in; if not, ask for a new link below.',
-    );
+    const reused = await resultAfter(page, 'login-form', () => page.goto(mail.link));
+    expect(reused).toBe('Your email address is already verified. You can log in.');
+    await task(page, 'resend-verification');
     const nobody = await resultAfter(page, 'resend-form', async () => {
       await fill(page, 'resend', { email: 'nobody-here@example.com' });
       await page.click('#resend-form [type=submit]');
@@ -484,6 +484,47 @@ describe('the example app in Chromium', () => {
     await logInThroughPage(page, user);
     const signedIn = await resultAfter(page, 'account-card', () => page.goto(mail.link));
     expect(signedIn).toBe('Your email address is verified already.');
+  });
+
+  it('says what became of a dead link: expired, or replaced by a newer one', async () => {
+    const user = uniqueUser('deadlink');
+    // The links lead to the app, as the app's own forms ask for them.
+    const applicationUrl = (path: string) => `${h.spa.url}${path}`;
+    const registered = await h.t
+      .http()
+      .post('/api/v1/auth/register')
+      .send({ ...user, emailConfig: { applicationUrl: applicationUrl('/verify-email') } })
+      .expect(201);
+    const created = registered.body.data.user as { id: string };
+    const verification = await mailTo(user.email);
+    const forgot = () =>
+      h.t
+        .http()
+        .post('/api/v1/auth/forgot-password')
+        .send({ email: user.email, applicationUrl: applicationUrl('/reset-password') })
+        .expect(200);
+    await forgot();
+    const older = await mailTo(user.email, 2);
+    await forgot();
+    await mailTo(user.email, 3);
+    const { page } = await open();
+
+    const replaced = await resultAfter(page, 'forgot-form', async () => {
+      await page.goto(older.link);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.fill('#reset-newPassword', 'a-brand-new-pass');
+      await page.click('#reset-form [type=submit]');
+    });
+    expect(replaced).toBe(
+      'A newer reset link was sent. Use the one in the latest email, or ask for another below.',
+    );
+
+    await h.t.dataSource
+      .getRepository(VerificationToken)
+      .update({ userId: created.id }, { expiresAt: new Date(Date.now() - 1000) });
+    const expired = await resultAfter(page, 'resend-form', () => page.goto(verification.link));
+    expect(expired).toBe('This verification link has expired. Ask for a new one below.');
+    expect(await page.isVisible('#resend-form')).toBe(true);
   });
 
   it.each(Object.entries(VIEWPORTS))(

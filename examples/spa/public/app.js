@@ -451,9 +451,13 @@ async function verifyFromLink(token) {
     say(pageRegion(), text, 'success');
   } catch (error) {
     const dead = !isPassing(error);
-    await showCurrentState(dead ? 'resend-verification' : 'log-in');
+    // Verified already (by this link or another): logging in is what is left to do.
+    const verified = error instanceof AuthError && error.linkRefusal === 'verified';
+    const renew = dead && !verified;
+    await showCurrentState(renew ? 'resend-verification' : 'log-in');
     if (!$('#signed-out').hidden) {
-      say(dead ? $('#resend-form') : $('#login-form'), describe(error, 'verify'));
+      const words = describe(error, 'verify');
+      say(renew ? $('#resend-form') : $('#login-form'), words, verified ? 'info' : 'error');
     } else if (dead && $('#unverified').hidden) {
       // Signed in and verified: the link was used, and did its job.
       say($('#account-card'), 'Your email address is verified already.', 'info');

@@ -109,6 +109,34 @@ const CODE_WORDS = {
   VALIDATION_ERROR: 'Please correct the fields marked.',
 };
 
+/**
+ * An emailed link the service refused, by task and by why (`error.linkRefusal`: the token's
+ * `reason` in the service's details). Without a reason (a token it never issued, or purged long
+ * after it ended), CODE_WORDS says it for every case.
+ */
+const LINK_WORDS = {
+  verify: {
+    expired: 'This verification link has expired. Ask for a new one below.',
+    replaced:
+      'A newer verification link was sent. Use the one in the latest email, or ask for another below.',
+    used: 'This verification link no longer works. Ask for a new one below.',
+    verified: 'Your email address is already verified. You can log in.',
+  },
+  reset: {
+    expired: 'This reset link has expired. Ask for a new one below.',
+    replaced:
+      'A newer reset link was sent. Use the one in the latest email, or ask for another below.',
+    used: 'This reset link was already used, or your account changed since. If your password did not change with it, ask for a new link below.',
+  },
+  'confirm-email': {
+    expired:
+      'This confirmation link has expired: your email address did not change with it. Ask for the change again.',
+    replaced:
+      'You asked for another change since: use the link in the latest email. Your email address did not change with this one.',
+    used: 'This confirmation link was already used, or a password reset cancelled it. Your email address is the one shown here.',
+  },
+};
+
 /** "in 42 seconds", "in 3 minutes": the wait a 429 or 503 named. */
 export function waitText(seconds) {
   if (seconds <= 90) return `in ${seconds} second${seconds === 1 ? '' : 's'}`;
@@ -147,7 +175,8 @@ export function describe(error, task) {
       : ' Please try again in a moment.';
     return `The service is having trouble.${wait}`;
   }
-  return pick(CODE_WORDS[error.code], task) ?? 'That did not work. Please try again.';
+  const link = error.code === 'INVALID_TOKEN' ? LINK_WORDS[task]?.[error.linkRefusal] : undefined;
+  return link ?? pick(CODE_WORDS[error.code], task) ?? 'That did not work. Please try again.';
 }
 
 /**

@@ -3,6 +3,8 @@ import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
 export interface FieldError {
   field: string;
   message: string;
+  /** A word a client can branch on where one field can be wrong in several ways (a link). */
+  reason?: string;
 }
 
 export interface AppExceptionOptions {
