@@ -629,6 +629,19 @@ describe('sign-in with a code by email: switched off, and the strict rate limit'
     }
   });
 
+  it('leaves email_code out of the sign-in methods when switched off, and lists it when on', async () => {
+    const methods = async (t: TestApp) =>
+      (await t.http().get('/api/v1/auth/sign-in-methods').expect(200)).body as unknown;
+    expect(await methods(off)).toEqual({
+      success: true,
+      message: 'Sign-in methods',
+      data: { methods: ['password', 'passkey'] },
+    });
+    expect(await methods(limited)).toMatchObject({
+      data: { methods: ['password', 'passkey', 'email_code'] },
+    });
+  });
+
   it('spends no rate-limit budget on a switched-off route, as an absent one spends none', async () => {
     // Twice the strict budget (3): before, the rate limit ran first, so the fourth call was a
     // 429 where an absent route answers 404, and login from the same address was then refused.

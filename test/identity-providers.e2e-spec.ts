@@ -128,6 +128,13 @@ describe('identity providers (OpenID Connect)', () => {
         { id: 'strict', name: 'Strict Co' },
       ],
     });
+    const methods = await t.http().get('/api/v1/auth/sign-in-methods').expect(200);
+    expect(methods.body.data.methods).toEqual([
+      'password',
+      'passkey',
+      'email_code',
+      'identity_provider',
+    ]);
   });
 
   it('counts every outcome from 0 at start', async () => {

@@ -1082,6 +1082,9 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     },
     'GET /api/v1/auth/email-code/verify': () => pageCases('/api/v1/auth/email-code/verify'),
     'GET /api/v1/auth/providers': () => [[200, () => http().get('/api/v1/auth/providers')]],
+    'GET /api/v1/auth/sign-in-methods': () => [
+      [200, () => http().get('/api/v1/auth/sign-in-methods')],
+    ],
     'GET /api/v1/auth/providers/{id}/start': () => [
       [400, () => http().get('/api/v1/auth/providers/gh/start')],
       [404, () => http().get(`/api/v1/auth/providers/nope/start?redirect_to=${APP_ORIGIN}/`)],

@@ -46,6 +46,7 @@ import type {
   SessionStart,
   SessionStatus,
   SignedInResult,
+  SignInMethod,
   TokenLoginResult,
   TokenResponse,
   TotpEnrolment,
@@ -495,6 +496,14 @@ export class AuthClient {
   /** `409 LAST_SIGN_IN_METHOD` when it is the last way into an account without a password. */
   deletePasskey(id: string): Promise<MessageEnvelope> {
     return this.authed('DELETE', `/users/me/passkeys/${encodeURIComponent(id)}`);
+  }
+
+  /**
+   * The ways in this service offers (`password`, `passkey`, `email_code`, `identity_provider`):
+   * a sign-in page shows these and no others.
+   */
+  listSignInMethods(): Promise<DataEnvelope<{ methods: SignInMethod[] }>> {
+    return this.call('GET', '/auth/sign-in-methods');
   }
 
   /** The identity providers this service signs in with: a "Sign in with <name>" button each. */

@@ -154,6 +154,9 @@ export interface DataEnvelope<T> extends MessageEnvelope {
   data: T;
 }
 
+/** A way into an account the service offers (`GET /auth/sign-in-methods`). */
+export type SignInMethod = 'password' | 'passkey' | 'email_code' | 'identity_provider';
+
 /** One wrong field of a request: `{ field: 'username', message: 'username must be …' }`. */
 export interface FieldError {
   field: string;

@@ -35,6 +35,7 @@ import { SecondFactorPolicy } from './second-factor-policy';
 import { PasskeySignInController } from './passkey-sign-in.controller';
 import { PasskeySignIn } from './passkey-sign-in.service';
 import { Reauthentication } from './reauthentication.service';
+import { SignInMethodsController } from './sign-in-methods.controller';
 import { SessionController } from './session.controller';
 import { SessionDelivery } from './session-delivery.service';
 import { OriginPolicy } from '../common/http/origin.policy';
@@ -67,6 +68,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     SessionController,
     EmailFlowsController,
     LinkPagesController,
+    SignInMethodsController,
   ],
   providers: [
     AfterAnswer,

@@ -75,6 +75,15 @@ export class UserEnvelopeModel {
   data!: SignedInDataModel;
 }
 
+export const SIGN_IN_METHODS = ['password', 'passkey', 'email_code', 'identity_provider'] as const;
+export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
+
+/** `GET /auth/sign-in-methods`. */
+export class SignInMethodsDataModel {
+  @ApiProperty({ enum: SIGN_IN_METHODS, isArray: true, example: ['password', 'passkey'] })
+  methods!: SignInMethod[];
+}
+
 /** `GET /auth/session`: the user or null, and whether a refresh is worth trying. */
 export class SessionDataModel {
   // `nullable` beside a `$ref` is ignored in OpenAPI 3.0, so the null is an alternative of its own.

@@ -189,3 +189,28 @@ describe('sign-in with a code by email in the example app', () => {
     expect(await text(page, '#status')).toBe(`Signed in as ${session.credentials.username}`);
   });
 });
+
+describe('the example app on a service with EMAIL_CODE_LOGIN=false', () => {
+  let h: Harness;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    h = await startHarness({ EMAIL_CODE_LOGIN: 'false' });
+  });
+  afterAll(() => h?.close());
+  beforeEach(async () => {
+    context = await h.browser.newContext();
+  });
+  afterEach(() => context.close());
+
+  it('offers no code by email, even to an address that names its task', async () => {
+    const { page, failures, consoleErrors } = await openApp(context, h.spa.url, '/#email-code');
+    // The login instead: the task is not one this service offers.
+    await page.waitForSelector('#task-log-in:not([hidden])');
+    expect(await page.isHidden('#task-email-code')).toBe(true);
+    expect(await page.locator('a[href="#email-code"]:visible').count()).toBe(0);
+    expect(await page.isVisible('#other-ways')).toBe(true);
+    expect(failures).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+});

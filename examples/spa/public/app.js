@@ -467,14 +467,36 @@ async function verifyFromLink(token) {
   }
 }
 
+/**
+ * Only the ways in the service offers (a switched-off one would answer 404) and this browser can
+ * use. Unknown (the service unreachable at load): every one, as before the answer.
+ */
+async function offerSignInMethods() {
+  const methods = await auth.listSignInMethods().then(
+    ({ data }) => data.methods,
+    () => ['password', 'passkey', 'email_code'],
+  );
+  if (!methods.includes('passkey') || !(await auth.passkeySupport()).passkeys) {
+    $('#passkey-sign-in').hidden = true;
+  }
+  if (!methods.includes('email_code')) {
+    for (const link of document.querySelectorAll('a[href="#email-code"]')) link.hidden = true;
+    TASKS.splice(TASKS.indexOf('email-code'), 1);
+  }
+}
+
 const identityProviders = wireIdentityProviders({ auth, withStepUp: secondFactor.withStepUp });
 
 for (const form of FORMS) resultArea(form);
 for (const card of document.querySelectorAll('.card, #unavailable')) resultArea(card);
 addPasswordToggles(document);
 addPasswordRules(document, PASSWORD_RULES);
-if (!(await auth.passkeySupport()).passkeys) $('#passkey-sign-in').hidden = true;
+await offerSignInMethods();
 await identityProviders.loadProviders();
+// A heading over no button says nothing: with no other way in, the card goes.
+$('#other-ways').hidden = ![...$('#other-ways').querySelectorAll('button, a')].some(
+  (way) => !way.hidden,
+);
 const providerReturn = identityProviders.readReturn();
 
 const route = location.pathname;

@@ -1,0 +1,40 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Envelope, ok } from '../common/http/envelope';
+import { EmailCodeConfig, FederationConfig } from '../config/config.sections';
+import { SignInMethod, SignInMethodsDataModel } from '../openapi/api-models';
+import { ANY_ROUTE, ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
+import { ApiPublic } from '../openapi/security-schemes';
+
+/**
+ * What a sign-in page offers, from the service's configuration rather than the page's: a page
+ * that showed a way in the service has switched off would only lead to a 404.
+ */
+@ApiTags('auth')
+@Controller('auth')
+export class SignInMethodsController {
+  constructor(
+    private readonly emailCode: EmailCodeConfig,
+    private readonly federation: FederationConfig,
+  ) {}
+
+  @Get('sign-in-methods')
+  @ApiOperation({
+    operationId: 'listSignInMethods',
+    summary: 'The ways to sign in this service offers',
+    description:
+      '`password` and `passkey` always; `email_code` unless EMAIL_CODE_LOGIN=false; ' +
+      '`identity_provider` when AUTH_PROVIDERS names one (GET /auth/providers lists them). ' +
+      'A second factor is not a way in of its own: an account that has one is asked for it ' +
+      'after the first step.',
+  })
+  @ApiPublic()
+  @ApiEnvelope(200, 'Sign-in methods', { data: SignInMethodsDataModel })
+  @ApiErrors(...ANY_ROUTE)
+  methods(): Envelope<SignInMethodsDataModel> {
+    const methods: SignInMethod[] = ['password', 'passkey'];
+    if (this.emailCode.enabled) methods.push('email_code');
+    if (this.federation.providers.length > 0) methods.push('identity_provider');
+    return ok('Sign-in methods', { methods });
+  }
+}
