@@ -229,6 +229,29 @@ describe('the example app’s account page in Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('account-title');
   });
 
+  it('reads the sessions list again every 30 seconds while the page is in view', async () => {
+    // The page's clock, moved on by hand: no test waits half a minute.
+    await context.clock.install();
+    const { page, user } = await signedIn();
+    await page.waitForFunction(() => document.querySelectorAll('#session-list li').length === 2);
+    const reads: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/users/me/sessions')) reads.push(request.url());
+    });
+
+    await login(h.t, user.credentials);
+    await page.clock.fastForward(25_000);
+    // Real time for a read to start, had one been due.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reads).toEqual([]);
+    expect(await page.locator('#session-list li').count()).toBe(2);
+
+    await page.clock.fastForward(6_000);
+    await page.waitForFunction(() => document.querySelectorAll('#session-list li').length === 3);
+    expect(reads).toHaveLength(1);
+    expect(await resultOf(page, 'sessions')).toBe('');
+  });
+
   it('keeps the README’s screenshot of this page', () => {
     expect(checkScreenshots(['account'])).toEqual({ stale: [], missing: [], taken: ['account'] });
   });
