@@ -184,7 +184,17 @@ describe('the database failing and coming back', () => {
       heal();
       const answers = await load;
 
-      const late = answers.filter((answer) => answer.ms > allowanceOf(answer));
+      // What each kind takes on a healthy database under this very load, before the fault.
+      const healthyMs = (kind: string) =>
+        Math.max(
+          0,
+          ...answers
+            .filter((a) => a.kind === kind && a.sentAt + a.ms < faultAt && a.status < 500)
+            .map((a) => a.ms),
+        );
+      const late = answers.filter(
+        (answer) => answer.ms > allowanceOf(answer, healthyMs(answer.kind)),
+      );
       expect(late.map(show)).toEqual([]);
       const unexpected = answers.filter(
         (answer) =>
@@ -357,9 +367,13 @@ const EXPECTED: Record<string, number[]> = {
  * the database would take a whole deadline. A second leaves room for a loaded machine's event
  * loop (CI saw liveness answer in 634 ms while two suites and a browser ran beside this one).
  */
-function allowanceOf(answer: Answer): number {
+function allowanceOf(answer: Answer, healthyMs: number): number {
   if (answer.kind === 'health' || answer.kind === 'ready') return 1000;
-  return DEADLINE_MS + SLACK_MS;
+  // The deadline is per database call: a call that meets the fault answers 503 one deadline
+  // after it started, and what the request did before it (a login's password check, between
+  // its read and its write) comes on top. That part is no longer than a healthy answer of its
+  // kind (CI saw logins answer in 2.6 to 2.9 s with the password check under load).
+  return DEADLINE_MS + SLACK_MS + healthyMs;
 }
 
 function show(answer: Answer): string {
