@@ -1,5 +1,28 @@
 // Unit specs live beside the code (src/…/*.spec.ts, client/src/…/*.spec.ts); e2e suites under
 // test/ (*.e2e-spec.ts), the browser suite included.
+
+/**
+ * Suites that need MariaDB: several instances cannot share one embedded SQLite, and the outage
+ * suites (the browser's too) cut a database server. Also the minute of load-balancer probes: it
+ * needs no MariaDB, but the SQLite pass need not pay that minute.
+ */
+const NEEDS_MARIADB = [
+  '/test/multi-instance',
+  '/test/database-outage',
+  '/test/browser/sdk-database-outage',
+  '/test/health-probes',
+  '/test/revocation-race',
+  '/test/sessions-multi-instance',
+  '/test/redis-hang',
+  '/test/shared-login-backoff',
+  '/test/account-instances',
+  '/test/second-factor-instances',
+  '/test/passkeys-instances',
+  '/test/identity-providers-instances',
+  '/test/admin-multi-instance',
+  '/test/mail-cap-instances',
+];
+
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
@@ -17,9 +40,6 @@ module.exports = {
   transformIgnorePatterns: ['^(?!.*/node_modules/(openid-client|oauth4webapi)/).*/node_modules/'],
   // The SDK imports `./x.js` as browsers need; under Jest that is the `./x.ts` beside it.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  // Several instances cannot share one embedded SQLite, and the outage suites (the browser's
-  // too) cut a database server: these run in the MariaDB pass. So does the minute of
-  // load-balancer probes: it needs no MariaDB, but the SQLite pass need not pay that minute.
   // The npm scripts' stop test builds and starts the service on its own embedded database: once,
   // in the SQLite pass, is enough.
   // The service's processes (crash, shutdown, several instances…) start from JavaScript
@@ -28,31 +48,14 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testPathIgnorePatterns: [
     '/node_modules/',
-    // TEST_BROWSER=outage (CI's Express + MariaDB pass): of the browser suites, only the one that
-    // cuts the database server. The others run on Express + SQLite and on Fastify + MariaDB: each
-    // platform and each database is covered without a third pass of the slowest suites.
-    ...(process.env.TEST_BROWSER === 'outage'
-      ? ['/test/browser/(?!sdk-database-outage)[^/]*\\.e2e-spec\\.ts$']
-      : []),
-    ...(process.env.TEST_DATABASE_URL
-      ? ['/test/npm-scripts']
-      : [
-          '/test/multi-instance',
-          '/test/database-outage',
-          '/test/browser/sdk-database-outage',
-          '/test/health-probes',
-          '/test/revocation-race',
-          '/test/sessions-multi-instance',
-          '/test/redis-hang',
-          '/test/shared-login-backoff',
-          '/test/account-instances',
-          '/test/second-factor-instances',
-          '/test/passkeys-instances',
-          '/test/identity-providers-instances',
-          '/test/admin-multi-instance',
-          '/test/mail-cap-instances',
-        ]),
+    ...(process.env.TEST_DATABASE_URL ? ['/test/npm-scripts'] : NEEDS_MARIADB),
   ],
+  // TEST_SCOPE=mariadb (CI's Express + MariaDB pass): only the suites that need MariaDB. Every
+  // other suite runs on Express + SQLite and on Fastify + MariaDB, so each test still meets each
+  // platform and each database, without a third pass of the rest.
+  ...(process.env.TEST_SCOPE === 'mariadb'
+    ? { testRegex: `(${NEEDS_MARIADB.join('|')})[^/]*\\.e2e-spec\\.ts$` }
+    : {}),
   testTimeout: 30000,
   // One MariaDB database or SQLite file per suite; two cores give two workers.
   maxWorkers: 2,
