@@ -731,6 +731,8 @@ describe('the signed-in user’s account', () => {
       expect(replaced.body.details).toEqual([expect.objectContaining({ reason: 'replaced' })]);
       const confirmed = await confirm(second.token).expect(200);
       expect(confirmed.body.data.user.email).toBe(second.to);
+      const spent = await confirm(first.token);
+      expect(spent.body.details).toEqual([expect.objectContaining({ reason: 'used' })]);
     });
 
     it('refuses an expired, unknown or malformed token', async () => {

@@ -345,6 +345,11 @@ describe('email flows through a real SMTP server', () => {
       await post('/auth/reset-password', { token: newer.token, newPassword: 'second-pass' }).expect(
         200,
       );
+      // The newer one used, "use the latest email" would be untrue: the older one is spent.
+      refusedLink(
+        await post('/auth/reset-password', { token: older.token, newPassword: 'third-pass' }),
+        'used',
+      );
     });
 
     it('leaves exactly one working link after parallel reset requests', async () => {

@@ -361,6 +361,15 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
   const verifyCases = (path: string): Case[] => [
     [200, async () => json(path, { token: await verificationToken() })],
     [401, () => json(path, { token: 'not-a-token' })],
+    // A link the service issued says why it is refused (details[].reason).
+    [
+      401,
+      async () => {
+        const token = await verificationToken();
+        await json(path, { token }).expect(200);
+        return json(path, { token });
+      },
+    ],
     [400, () => json(path, {})],
     [415, () => plainText(path)],
   ];

@@ -39,10 +39,13 @@ describe('purging dead tokens', () => {
       (row) => row.familyId !== keptFamily,
     )!;
     await sessions().update({ id: expiringRow.id }, { expiresAt: new Date(Date.now() - 1000) });
+    // Ended emailed tokens stay a week, so a link opened late is told what became of it.
+    const DAY_MS = 24 * 3600_000;
     await emailed().update(
       { userId: loggedOut.user.id },
-      { expiresAt: new Date(Date.now() - 1000) },
+      { expiresAt: new Date(Date.now() - 7 * DAY_MS - 60_000) },
     );
+    await emailed().update({ userId: kept.user.id }, { expiresAt: new Date(Date.now() - 60_000) });
 
     const removed =
       (await t.app.get(SessionJanitor).purge()) + (await t.app.get(TokenJanitor).purge());

@@ -70,13 +70,10 @@ export class EmailChangeService {
     // Capped by the address mailed, whoever asks: before anything is retired or written.
     await this.cap.take('email_change', address);
     const ttl = this.mailConfig.emailChangeTtl;
-    // The new link replaces the older ones and is audited in one transaction, before it is
-    // sent: a failure past this point leaves no live link that was never recorded.
+    // The new link is audited with its issue, before it is sent: a failure past this point
+    // leaves no live link that was never recorded.
     const token = await this.database.transaction(async (manager) => {
       const issued = await this.tokens.issue(manager, user.id, 'email_change', ttl, address);
-      // After the issue: a retired link then dates from before its replacement was made, which
-      // is how a refused link is told to have been replaced (VerificationTokens.refusalOf).
-      await this.tokens.retireOlder(manager, user.id, 'email_change', issued);
       await this.audit.record(manager, 'email_change_requested', user.id, client);
       return issued;
     });
@@ -99,6 +96,10 @@ export class EmailChangeService {
       });
       throw new AppException('EMAIL_SERVICE_ERROR');
     }
+    // Once it is sent, as a reset link does: a mail that failed leaves the older links working.
+    await this.database.transaction((manager) =>
+      this.tokens.retireOlder(manager, user.id, 'email_change', token),
+    );
   }
 
   /**

@@ -99,7 +99,7 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
     const deadline = Date.now() + this.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       const hooks: CommitHooks = [];
-      const progress = { committing: false };
+      const progress = { committing: false, committed: false };
       try {
         const { result, after } = await this.schedule(deadline, async () => {
           const result = await this.onConnection(deadline, (runner) =>
@@ -112,7 +112,10 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
         await after;
         return result;
       } catch (error) {
-        if (progress.committing && isUnavailable(error)) throw unconfirmed();
+        // Sent and never answered: a failure of the commit hooks after it is not that.
+        if (progress.committing && !progress.committed && isUnavailable(error)) {
+          throw unconfirmed();
+        }
         if (!isTransientConflict(error)) throw error;
         if (attempt === 3) {
           throw new AppException('SERVICE_UNAVAILABLE', {
@@ -238,7 +241,7 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
   private async inTransaction<T>(
     runner: QueryRunner,
     hooks: CommitHooks,
-    progress: { committing: boolean },
+    progress: { committing: boolean; committed: boolean },
     work: Work<T>,
   ): Promise<T> {
     await runner.startTransaction();
@@ -247,6 +250,7 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
       const result = await work(runner.manager);
       progress.committing = true;
       await runner.commitTransaction();
+      progress.committed = true;
       return result;
     } catch (error) {
       // A connection that failed rolls back on the server by itself.

@@ -6,12 +6,16 @@ import { Database } from '../database/database.service';
 import { VerificationToken } from './verification-token.entity';
 
 const EVERY_MS = 10 * 60_000;
-/** Used emailed tokens are kept a day, for support questions ("did the link work?"). */
-const USED_TOKEN_KEEP_MS = 24 * 3600_000;
+/**
+ * Ended emailed tokens (expired, used or retired) are kept a week: a link opened late can still
+ * be told what became of it (expired, used, replaced), and support can answer "did the link
+ * work?".
+ */
+const ENDED_TOKEN_KEEP_MS = 7 * 24 * 3600_000;
 
 /**
  * Deletes emailed tokens that can never be accepted again, so the table does not grow without
- * end: past their expiry, or used a day ago. (Refresh sessions are SessionJanitor's.)
+ * end: expired or used a week ago. (Refresh sessions are SessionJanitor's.)
  */
 @Injectable()
 export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -32,9 +36,9 @@ export class TokenJanitor implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** Returns how many rows went. */
   async purge(now = new Date()): Promise<number> {
-    const usedBefore = new Date(now.getTime() - USED_TOKEN_KEEP_MS);
+    const endedBefore = new Date(now.getTime() - ENDED_TOKEN_KEEP_MS);
     let removed = 0;
-    for (const where of [{ expiresAt: LessThan(now) }, { usedAt: LessThan(usedBefore) }]) {
+    for (const where of [{ expiresAt: LessThan(endedBefore) }, { usedAt: LessThan(endedBefore) }]) {
       removed += await purgeInBatches(this.database, this.tokens, where);
     }
     return removed;

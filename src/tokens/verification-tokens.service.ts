@@ -82,7 +82,8 @@ export class VerificationTokensService {
   /**
    * Why `consume` refused a token of this purpose, for the link's owner: it expired unused, a
    * newer link of the same kind replaced it, or it was used (or withdrawn by a change to the
-   * account). Null for a token the service never issued for this purpose, or has purged.
+   * account). Null for a token the service never issued for this purpose, or has purged
+   * (TokenJanitor keeps ended ones a week).
    */
   async refusalOf(
     manager: EntityManager,
@@ -93,11 +94,15 @@ export class VerificationTokensService {
     const row = await repository.findOneBy({ id: hashToken(token) });
     if (!row || row.purpose !== purpose) return null;
     if (row.usedAt === null) return { userId: row.userId, reason: 'expired' };
-    // Retired when a newer one went out: that one was created by the time this one stopped.
+    // Replaced: retired when a newer one went out (created by the time this one stopped), and
+    // that one still works, so "use the latest email" is true. Otherwise it was used, or a
+    // change to the account (the newer link's use among them) withdrew both.
     const newer = await repository.existsBy({
       userId: row.userId,
       purpose,
       createdAt: And(MoreThan(row.createdAt), LessThanOrEqual(row.usedAt)),
+      usedAt: IsNull(),
+      expiresAt: MoreThan(new Date()),
     });
     return { userId: row.userId, reason: newer ? 'replaced' : 'used' };
   }

@@ -66,8 +66,7 @@ const CODE_WORDS = {
     verify:
       'This verification link has expired or was already used. If you verified your email with it, just log in; if not, ask for a new link below.',
     reset: 'This reset link has expired or was already used. Ask for a new one below.',
-    'confirm-email':
-      'This confirmation link has expired or was already used: your email address did not change with it.',
+    'confirm-email': 'This confirmation link has expired or was already used.',
     'second-step': 'This sign-in attempt has expired. Log in again.',
   },
   INVALID_PASSWORD: 'That is not your current password.',
@@ -115,10 +114,10 @@ const CODE_WORDS = {
  * after it ended), CODE_WORDS says it for every case.
  */
 const LINK_WORDS = {
+  // A verification link is never replaced (an older one keeps working), and a used one has
+  // verified the address, which the service says instead.
   verify: {
     expired: 'This verification link has expired. Ask for a new one below.',
-    replaced:
-      'A newer verification link was sent. Use the one in the latest email, or ask for another below.',
     used: 'This verification link no longer works. Ask for a new one below.',
     verified: 'Your email address is already verified. You can log in.',
   },
@@ -133,7 +132,7 @@ const LINK_WORDS = {
       'This confirmation link has expired: your email address did not change with it. Ask for the change again.',
     replaced:
       'You asked for another change since: use the link in the latest email. Your email address did not change with this one.',
-    used: 'This confirmation link was already used, or a password reset cancelled it. Your email address is the one shown here.',
+    used: 'This confirmation link was already used, or a later change to your account cancelled it.',
   },
 };
 
