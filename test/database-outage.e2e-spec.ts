@@ -342,6 +342,24 @@ describe('the readiness probe after a blip between two of its checks', () => {
     await database?.drop();
   });
 
+  it('takes no stall of its own process for a server that does not answer', async () => {
+    // Straight to the server: the proxy lives in this process and would stall with it.
+    const direct = new ServerProbe(database.url, 200);
+    try {
+      expect(await direct.selectOne()).toBe(true);
+      const answer = direct.selectOne();
+      // Synchronous work in this process (another app booting, a long GC), past the allowance;
+      // the server answered meanwhile, and its answer waits in the socket.
+      const until = Date.now() + 500;
+      while (Date.now() < until) {
+        // busy
+      }
+      expect(await answer).toBe(true);
+    } finally {
+      direct.close();
+    }
+  });
+
   it('finds the server up once it answers again: the connection the blip closed is not taken for the server', async () => {
     expect(await probe.selectOne()).toBe(true);
     // Every connection is dropped and the server is back before the next check: taking the

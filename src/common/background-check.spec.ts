@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { BackgroundCheck } from './background-check';
 
 describe('BackgroundCheck', () => {
@@ -56,6 +58,43 @@ describe('BackgroundCheck', () => {
     check.checkNow();
     jest.advanceTimersByTime(5000);
     expect(calls).toBe(2);
+  });
+
+  it('does not take a prompt answer for a late one when its own event loop stalled', async () => {
+    // An echo server in a process of its own, on a connection opened beforehand: its answer is
+    // in the socket long before this process's stall ends.
+    const server = spawn(process.execPath, [
+      '-e',
+      "const s = require('net').createServer((c) => c.pipe(c)).listen(0, '127.0.0.1', () => console.log(s.address().port))",
+    ]);
+    const port = await new Promise<number>((resolve) =>
+      server.stdout.once('data', (data: Buffer) => resolve(Number(String(data).trim()))),
+    );
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const echo = () =>
+      new Promise<boolean>((resolve) => {
+        socket.once('data', () => resolve(true));
+        socket.write('ping');
+      });
+    const changes: boolean[] = [];
+    const check = new BackgroundCheck(echo, 60_000, 200, (up) => changes.push(up));
+    try {
+      check.start();
+      // Synchronous work in this process (another app booting, a long GC), past the allowance.
+      const until = Date.now() + 400;
+      while (Date.now() < until) {
+        // busy
+      }
+      expect(check.isUp).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(check.isUp).toBe(true);
+      expect(changes).toEqual([]);
+    } finally {
+      check.stop();
+      socket.destroy();
+      server.kill();
+    }
   });
 
   it('tells of each change once, with the reason of an outage', async () => {

@@ -1,3 +1,5 @@
+import { lateTimer } from './late-timer';
+
 /**
  * A dependency checked on a timer, never on a request: whoever asks gets the last result at once,
  * however slow the dependency is, and no amount of asking makes it checked more often. A check
@@ -7,7 +9,10 @@
  */
 export class BackgroundCheck {
   private up = true;
-  private startedAt = 0;
+  /** A check is under way. */
+  private checking = false;
+  /** The check under way has run past `lateMs` (and its answer was not waiting to be read). */
+  private late = false;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
 
@@ -31,27 +36,33 @@ export class BackgroundCheck {
 
   /** Checks at once (unless a check is under way): something suggests the answer changed. */
   checkNow(): void {
-    if (!this.running || this.startedAt !== 0) return;
+    if (!this.running || this.checking) return;
     clearTimeout(this.timer);
     void this.tick();
   }
 
   get isUp(): boolean {
-    if (this.startedAt !== 0 && Date.now() - this.startedAt > this.lateMs) return false;
-    return this.up;
+    return this.up && !this.late;
   }
 
   private async tick(): Promise<void> {
-    this.startedAt = Date.now();
+    this.checking = true;
+    // Not a comparison of clock readings: a stall of this process's own event loop would make
+    // a prompt answer look late (lateTimer).
+    const watch = lateTimer(this.lateMs, () => {
+      this.late = true;
+    });
     let reason: string | undefined;
     const answered = await this.check().catch((error: unknown) => {
       reason = error instanceof Error ? error.message : String(error);
       return false;
     });
-    const late = Date.now() - this.startedAt > this.lateMs;
+    watch.cancel();
+    const late = this.late;
     const up = answered && !late;
     if (answered && late) reason = `no answer within ${this.lateMs} ms`;
-    this.startedAt = 0;
+    this.checking = false;
+    this.late = false;
     if (up !== this.up) this.onChange?.(up, reason);
     this.up = up;
     if (!this.running) return;

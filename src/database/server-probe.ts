@@ -1,4 +1,5 @@
 import { Connection, createConnection } from 'mysql2';
+import { lateTimer } from '../common/late-timer';
 
 /**
  * `SELECT 1` on a MySQL connection of its own, outside the pool: whether the server answers
@@ -49,12 +50,12 @@ export class ServerProbe {
 
   private query(connection: Connection): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = lateTimer(this.timeoutMs, () => {
         this.drop(connection);
         reject(new ProbeTimeout());
-      }, this.timeoutMs);
+      });
       connection.query('SELECT 1', (error) => {
-        clearTimeout(timer);
+        timer.cancel();
         if (!error) return resolve(true);
         this.drop(connection);
         reject(error);
