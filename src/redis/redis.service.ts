@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
+import { lateTimer } from '../common/late-timer';
 import { RedisConfig } from '../config/config.sections';
 
 /** How long a command may take before it counts as failed: a request never waits on Redis longer. */
@@ -30,6 +31,13 @@ export class RedisService implements OnApplicationShutdown {
   private up = false;
   /** "unreachable" was logged and "reachable again" not yet. */
   private outage = false;
+  /**
+   * A command timed out and the probe has not answered yet: down for requests, not yet an
+   * outage. ioredis's command deadline is a plain timer, which fires before the answer is read
+   * when this process's event loop stalled (a burst of work, another app booting in it); the
+   * probe, whose deadline waits for what arrived, tells a hung server from that.
+   */
+  private suspected: string | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private probing = false;
   private stopping = false;
@@ -72,19 +80,30 @@ export class RedisService implements OnApplicationShutdown {
     this.recoveries.push(hook);
   }
 
-  /** A command failed or timed out: Redis is down for this instance until a probe answers. */
+  /**
+   * A command failed or timed out: Redis is down for this instance until a probe answers. A
+   * timeout is an outage once the probe does not answer either (asked at once).
+   */
   failed(error: unknown): void {
     if (this.stopping || !this.client) return;
     this.up = false;
-    if (!this.outage) {
-      this.outage = true;
-      const reason = error instanceof Error ? error.message : String(error);
-      this.logger.warn(
-        `Redis is unreachable (${reason}): rate limits are per instance and token checks ` +
-          'read the database until it is back',
-      );
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!this.outage && /timed out/i.test(reason)) {
+      this.suspected ??= reason;
+      return this.probeNow();
     }
+    this.declareOutage(reason);
     this.scheduleProbe(PROBE_INTERVAL_MS);
+  }
+
+  private declareOutage(reason: string): void {
+    this.suspected = undefined;
+    if (this.outage) return;
+    this.outage = true;
+    this.logger.warn(
+      `Redis is unreachable (${reason}): rate limits are per instance and token checks ` +
+        'read the database until it is back',
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -125,11 +144,13 @@ export class RedisService implements OnApplicationShutdown {
     }
     if (this.stopping) return;
     if (answered && this.client.status === 'ready') return this.back();
+    if (this.suspected) this.declareOutage(this.suspected);
     this.scheduleProbe(PROBE_INTERVAL_MS);
   }
 
   private back(): void {
     this.up = true;
+    this.suspected = undefined;
     if (this.outage) {
       this.outage = false;
       this.logger.log(
@@ -140,12 +161,15 @@ export class RedisService implements OnApplicationShutdown {
   }
 }
 
-/** `promise`, or a rejection after `ms`; the late outcome of `promise` is ignored. */
+/**
+ * `promise`, or a rejection after `ms` unless its answer was waiting to be read (lateTimer); the
+ * late outcome of `promise` is ignored.
+ */
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: ReturnType<typeof lateTimer> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('deadline')), ms);
+    timer = lateTimer(ms, () => reject(new Error('deadline')));
   });
   promise.catch(() => undefined);
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, deadline]).finally(() => timer?.cancel());
 }
