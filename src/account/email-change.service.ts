@@ -111,11 +111,8 @@ export class EmailChangeService {
   async confirm(token: string, client?: ClientInfo): Promise<User> {
     const { user, oldEmail } = await this.database
       .transaction(async (manager) => {
-        const row = await this.tokens.consumeRow(manager, token, 'email_change');
-        if (!row?.newEmail) {
-          const refusal = await this.tokens.refusalOf(manager, token, 'email_change');
-          throw invalidLink('email-change', refusal?.reason);
-        }
+        const { row, refusal } = await this.tokens.consume(manager, token, 'email_change');
+        if (!row?.newEmail) throw invalidLink('email-change', refusal?.reason);
         const before = await this.users.findIn(manager, row.userId);
         if (!before) throw new AppException('INVALID_TOKEN');
         // A disabled account stays as the administrator left it (and keeps the reset link an

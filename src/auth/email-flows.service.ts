@@ -12,7 +12,7 @@ import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service'
 import { SessionsService } from '../sessions/sessions.service';
 import { invalidLink } from '../tokens/invalid-link';
 import { TokenPurpose } from '../tokens/verification-token.entity';
-import { VerificationTokensService } from '../tokens/verification-tokens.service';
+import { TokenRefusal, VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AfterAnswer } from './after-answer.service';
@@ -60,8 +60,9 @@ export class EmailFlowsService {
   ): Promise<{ user: User; redirectUrl?: string }> {
     const redirectUrl = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.database.transaction(async (manager) => {
-      const userId = await this.tokens.consume(manager, token, 'email_verification');
-      if (!userId) throw await this.refusedLink(manager, token, 'email_verification');
+      const { row, refusal } = await this.tokens.consume(manager, token, 'email_verification');
+      if (!row) throw await this.refusedLink(manager, refusal, 'email_verification');
+      const userId = row.userId;
       const before = await this.users.requireIn(manager, userId);
       await this.mailboxProof.proven(manager, userId, before.emailVerified, client);
       await this.audit.record(manager, 'email_verified', userId, client);
@@ -170,8 +171,9 @@ export class EmailFlowsService {
   async resetPassword(token: string, newPassword: string, client?: ClientInfo): Promise<void> {
     const passwordHash = await this.hasher.hash(newPassword);
     const user = await this.database.transaction(async (manager) => {
-      const userId = await this.tokens.consume(manager, token, 'password_reset');
-      if (!userId) throw await this.refusedLink(manager, token, 'password_reset');
+      const { row, refusal } = await this.tokens.consume(manager, token, 'password_reset');
+      if (!row) throw await this.refusedLink(manager, refusal, 'password_reset');
+      const userId = row.userId;
       const owner = await this.users.findIn(manager, userId);
       if (owner && matchesIdentity(newPassword, [owner.email, owner.username])) {
         throw new AppException('VALIDATION_ERROR', {
@@ -254,11 +256,10 @@ export class EmailFlowsService {
    */
   private async refusedLink(
     manager: EntityManager,
-    token: string,
+    refusal: TokenRefusal | null,
     purpose: 'email_verification' | 'password_reset',
   ): Promise<AppException> {
     const kind = purpose === 'email_verification' ? 'verification' : 'reset';
-    const refusal = await this.tokens.refusalOf(manager, token, purpose);
     if (!refusal) return invalidLink(kind);
     if (purpose === 'email_verification') {
       const owner = await this.users.findIn(manager, refusal.userId);

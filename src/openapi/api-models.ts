@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
+import { LINK_REFUSAL_REASONS } from '../tokens/invalid-link';
 import { ProfileView, PublicUser, TokenUser, VerifiedUser } from '../users/user.view';
 
 /**
@@ -15,7 +16,7 @@ export class FieldErrorModel {
   message!: string;
 
   @ApiPropertyOptional({
-    enum: ['expired', 'replaced', 'used', 'verified'],
+    enum: LINK_REFUSAL_REASONS,
     description:
       'For `field: "token"` of an emailed link refused with INVALID_TOKEN: it expired unused, ' +
       'a newer link of its kind replaced it, it was used (or a change to the account withdrew ' +

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
-import { lateTimer } from '../common/late-timer';
+import { LateTimer, lateTimer } from '../common/late-timer';
 import { RedisConfig } from '../config/config.sections';
 
 /** How long a command may take before it counts as failed: a request never waits on Redis longer. */
@@ -166,7 +166,7 @@ export class RedisService implements OnApplicationShutdown {
  * late outcome of `promise` is ignored.
  */
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof lateTimer> | undefined;
+  let timer: LateTimer | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = lateTimer(ms, () => reject(new Error('deadline')));
   });

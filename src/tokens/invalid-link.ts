@@ -1,8 +1,8 @@
 import { AppException } from '../common/errors/app.exception';
-import { TokenRefusal } from './verification-tokens.service';
 
 /** Why an emailed link was refused, as `details[0].reason` says it. */
-export type LinkRefusalReason = TokenRefusal['reason'] | 'verified';
+export const LINK_REFUSAL_REASONS = ['expired', 'replaced', 'used', 'verified'] as const;
+export type LinkRefusalReason = (typeof LINK_REFUSAL_REASONS)[number];
 
 export type LinkKind = 'verification' | 'reset' | 'email-change';
 

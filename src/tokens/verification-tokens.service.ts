@@ -11,6 +11,11 @@ export interface TokenRefusal {
   reason: 'expired' | 'replaced' | 'used';
 }
 
+/** What `consume` did with a token: used it (its row), or not, and why if the token is known. */
+export type Claim =
+  | { row: VerificationToken; refusal?: undefined }
+  | { row?: undefined; refusal: TokenRefusal | null };
+
 /**
  * Emailed single-use tokens (email verification, password reset, email change): 256 random bits,
  * stored only as their SHA-256, tagged with a purpose, expiring. A token is looked up by the hash
@@ -49,60 +54,43 @@ export class VerificationTokensService {
   }
 
   /**
-   * Marks a live token of this purpose used and returns its user, or null when the token is
-   * unknown, of another purpose, expired or already used. Two parallel uses: exactly one wins.
+   * Marks a live token of this purpose used and returns its row, or says why it cannot be used
+   * (`refusal`, null for a token never issued for this purpose, or purged: TokenJanitor keeps
+   * ended ones a week). Two parallel uses: exactly one wins, the other is told it was used.
    */
-  async consume(
-    manager: EntityManager,
-    token: string,
-    purpose: TokenPurpose,
-  ): Promise<string | null> {
-    return (await this.consumeRow(manager, token, purpose))?.userId ?? null;
-  }
-
-  /** As `consume`, returning the whole row (an email change needs its `newEmail`). */
-  async consumeRow(
-    manager: EntityManager,
-    token: string,
-    purpose: TokenPurpose,
-  ): Promise<VerificationToken | null> {
+  async consume(manager: EntityManager, token: string, purpose: TokenPurpose): Promise<Claim> {
+    const repository = manager.withRepository(this.tokens);
     const id = hashToken(token);
     const now = new Date();
-    const row = await manager.withRepository(this.tokens).findOne({
-      where: { id },
-      lock: this.database.rowLock,
-    });
-    if (!row || row.purpose !== purpose || row.usedAt !== null || row.expiresAt <= now) return null;
-    const claimed = await manager
-      .withRepository(this.tokens)
-      .update({ id, usedAt: IsNull() }, { usedAt: now });
-    return claimed.affected === 1 ? row : null;
+    const row = await repository.findOne({ where: { id }, lock: this.database.rowLock });
+    if (!row || row.purpose !== purpose) return { refusal: null };
+    if (row.usedAt !== null || row.expiresAt <= now) {
+      return { refusal: await this.refusalOf(manager, row, now) };
+    }
+    const claimed = await repository.update({ id, usedAt: IsNull() }, { usedAt: now });
+    if (claimed.affected === 1) return { row };
+    return { refusal: { userId: row.userId, reason: 'used' } };
   }
 
   /**
-   * Why `consume` refused a token of this purpose, for the link's owner: it expired unused, a
-   * newer link of the same kind replaced it, or it was used (or withdrawn by a change to the
-   * account). Null for a token the service never issued for this purpose, or has purged
-   * (TokenJanitor keeps ended ones a week).
+   * Why an ended token no longer works, for the link's owner: it expired unused, a newer link of
+   * the same kind replaced it, or it was used (or withdrawn by a change to the account).
    */
-  async refusalOf(
+  private async refusalOf(
     manager: EntityManager,
-    token: string,
-    purpose: TokenPurpose,
-  ): Promise<TokenRefusal | null> {
-    const repository = manager.withRepository(this.tokens);
-    const row = await repository.findOneBy({ id: hashToken(token) });
-    if (!row || row.purpose !== purpose) return null;
+    row: VerificationToken,
+    now: Date,
+  ): Promise<TokenRefusal> {
     if (row.usedAt === null) return { userId: row.userId, reason: 'expired' };
     // Replaced: retired when a newer one went out (created by the time this one stopped), and
     // that one still works, so "use the latest email" is true. Otherwise it was used, or a
     // change to the account (the newer link's use among them) withdrew both.
-    const newer = await repository.existsBy({
+    const newer = await manager.withRepository(this.tokens).existsBy({
       userId: row.userId,
-      purpose,
+      purpose: row.purpose,
       createdAt: And(MoreThan(row.createdAt), LessThanOrEqual(row.usedAt)),
       usedAt: IsNull(),
-      expiresAt: MoreThan(new Date()),
+      expiresAt: MoreThan(now),
     });
     return { userId: row.userId, reason: newer ? 'replaced' : 'used' };
   }
