@@ -1,9 +1,10 @@
 import { ConsoleLogger } from '@nestjs/common';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_CATALOGUE, ErrorCode } from '../src/common/errors/error-codes';
 import { PASSWORD, expectError, registerUser, uniqueUser } from './support/auth-helpers';
-import { redoclyLint } from './support/openapi-lint';
+import { lintOpenApi } from './support/openapi-lint';
 import { TestApp, startTestApp } from './support/test-app';
 
 interface Operation {
@@ -177,9 +178,39 @@ describe('OpenAPI', () => {
     expect(COMMITTED.components.securitySchemes.bearer).toHaveProperty('bearerFormat', 'JWT');
   });
 
-  it("passes Redocly's recommended lint without an error", async () => {
-    const problems = await redoclyLint(OPENAPI_FILE);
-    expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+  it("passes Redocly's recommended lint and Spectral's spectral:oas without an error", async () => {
+    const { redocly, spectral } = await lintOpenApi(OPENAPI_FILE);
+    expect(redocly.filter((problem) => problem.severity === 'error')).toEqual([]);
+    expect(spectral.filter((problem) => problem.severity === 'error')).toEqual([]);
+    // Both ran: Redocly always has its warnings about the redirects (no 2xx answer).
+    expect(redocly.map((problem) => problem.ruleId)).toContain('operation-2xx-response');
+  });
+
+  it('is a real lint: an example its schema refuses is an error to Spectral', async () => {
+    const broken = JSON.parse(JSON.stringify(COMMITTED)) as {
+      components: { schemas: Record<string, { properties: Record<string, object> }> };
+    };
+    // The recovery codes' example as it was: 2 codes where the schema says 10.
+    const codes = broken.components.schemas.RecoveryCodesModel.properties.recovery_codes;
+    broken.components.schemas.RecoveryCodesModel.properties.recovery_codes = {
+      ...codes,
+      example: ['K7QXM-4PZRT', 'W2HNC-8YDVF'],
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(broken));
+      const { spectral } = await lintOpenApi(file);
+      expect(spectral).toEqual([
+        expect.objectContaining({
+          severity: 'error',
+          ruleId: 'oas3-valid-schema-example',
+          where: '#/components/schemas/RecoveryCodesModel/properties/recovery_codes/example',
+        }),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names every operation for client generators: one readable id per path, aliases included', () => {

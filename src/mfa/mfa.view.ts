@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { RECOVERY_CODES } from './recovery-codes';
 
 /*
  * How the second factor appears in answers: each class is the type the service returns and the
@@ -35,9 +36,21 @@ export class TotpEnrolmentModel {
 export class RecoveryCodesModel {
   @ApiProperty({
     type: [String],
-    minItems: 10,
-    maxItems: 10,
-    example: ['K7QXM-4PZRT', 'W2HNC-8YDVF'],
+    minItems: RECOVERY_CODES,
+    maxItems: RECOVERY_CODES,
+    // All of them: an example the schema refuses fails the OpenAPI lints.
+    example: [
+      'K7QXM-4PZRT',
+      'W2HNC-8YDVF',
+      'B3JTS-9MKWQ',
+      'R6ZPD-2HXCN',
+      'F8VKA-5TRJM',
+      'N4CWY-7QBGE',
+      'H9SMX-3DZUP',
+      'T5GRB-6WNKA',
+      'Y2PEV-8JCHS',
+      'D7UQF-4MXRZ',
+    ],
     description: 'Shown this once: each signs in once in place of a code.',
   })
   recovery_codes!: string[];

@@ -1,35 +1,25 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 export interface LintProblem {
-  severity: 'error' | 'warn';
+  severity: 'error' | 'warn' | 'info' | 'hint';
   ruleId: string;
   message: string;
   where: string | undefined;
 }
 
 /**
- * Redocly's `recommended` ruleset, as `npx @redocly/cli lint` applies it, over a document file.
- * @redocly/openapi-core is an ES module, which Jest's CommonJS runtime cannot load: it runs in
- * its own Node process, which reports the problems as JSON.
+ * What `npm run lint:openapi` finds in a document file, as CI runs it: Redocly's `recommended`
+ * ruleset and Spectral's `spectral:oas`. It runs in its own Node process: @redocly/openapi-core
+ * is an ES module, which Jest's CommonJS runtime cannot load, and Spectral is its CLI.
  */
-const LINT = `
-import { createConfig, lint } from '@redocly/openapi-core';
-const config = await createConfig({ extends: ['recommended'] });
-const problems = await lint({ ref: process.argv[1], config });
-process.stdout.write(JSON.stringify(problems.map((problem) => ({
-  severity: problem.severity,
-  ruleId: problem.ruleId,
-  message: problem.message,
-  where: problem.location[0]?.pointer,
-}))));
-`;
-
-export async function redoclyLint(file: string): Promise<LintProblem[]> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--input-type=module', '--eval', LINT, file],
-    { cwd: __dirname },
-  );
-  return JSON.parse(stdout) as LintProblem[];
+export async function lintOpenApi(
+  file: string,
+): Promise<{ redocly: LintProblem[]; spectral: LintProblem[] }> {
+  const script = join(__dirname, '..', '..', 'scripts', 'lint-openapi.js');
+  const { stdout } = await promisify(execFile)(process.execPath, [script, '--json', file], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(stdout) as { redocly: LintProblem[]; spectral: LintProblem[] };
 }
