@@ -14,8 +14,8 @@ import {
 } from '../openapi/api-responses.decorator';
 import { RegisterPasskeyDto, RenamePasskeyDto } from '../passkeys/dto/passkey-bodies.dto';
 import {
+  PasskeyCreationOptionsDataModel,
   PasskeyDataModel,
-  PasskeyOptionsDataModel,
   PasskeysDataModel,
   passkeyView,
 } from '../passkeys/passkey.view';
@@ -47,9 +47,9 @@ export class PasskeysController {
       "required, attestation `none`, the account's passkeys excluded. Its challenge is good " +
       'once, for five minutes, on any instance. Takes no body.',
   })
-  @ApiEnvelope(200, 'Create your passkey', { data: PasskeyOptionsDataModel })
+  @ApiEnvelope(200, 'Create your passkey', { data: PasskeyCreationOptionsDataModel })
   @ApiErrors('FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
-  async options(@RequestUser() user: User): Promise<Envelope<PasskeyOptionsDataModel>> {
+  async options(@RequestUser() user: User): Promise<Envelope<PasskeyCreationOptionsDataModel>> {
     const options = await this.passkeys.registrationOptions(user);
     return ok('Create your passkey', { options: { ...options } });
   }

@@ -17,7 +17,7 @@ import {
   PasskeySecondFactorOptionsDto,
   PasskeySignInDto,
 } from '../passkeys/dto/passkey-bodies.dto';
-import { PasskeyOptionsDataModel } from '../passkeys/passkey.view';
+import { PasskeyRequestOptionsDataModel } from '../passkeys/passkey.view';
 import { PasskeySignIn } from './passkey-sign-in.service';
 import { SessionDelivery } from './session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
@@ -49,9 +49,9 @@ export class PasskeySignInController {
       'five minutes, on any instance. Takes no body.',
   })
   @ApiPublic()
-  @ApiEnvelope(200, 'Sign in with your passkey', { data: PasskeyOptionsDataModel })
+  @ApiEnvelope(200, 'Sign in with your passkey', { data: PasskeyRequestOptionsDataModel })
   @ApiErrors(...ANY_BODY, ...STORED)
-  async options(): Promise<Envelope<PasskeyOptionsDataModel>> {
+  async options(): Promise<Envelope<PasskeyRequestOptionsDataModel>> {
     const options = await this.passkeys.options();
     return ok('Sign in with your passkey', { options: { ...options } });
   }
@@ -96,11 +96,11 @@ export class PasskeySignInController {
       'same `challenge`. An unknown, used or expired challenge is 401 INVALID_TOKEN.',
   })
   @ApiPublic()
-  @ApiEnvelope(200, 'Confirm with your passkey', { data: PasskeyOptionsDataModel })
+  @ApiEnvelope(200, 'Confirm with your passkey', { data: PasskeyRequestOptionsDataModel })
   @ApiErrors('INVALID_TOKEN', ...JSON_BODY, ...STORED)
   async secondFactorOptions(
     @Body() body: PasskeySecondFactorOptionsDto,
-  ): Promise<Envelope<PasskeyOptionsDataModel>> {
+  ): Promise<Envelope<PasskeyRequestOptionsDataModel>> {
     const options = await this.passkeys.secondFactorOptions(body.challenge);
     return ok('Confirm with your passkey', { options: { ...options } });
   }

@@ -1,5 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
+import {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from '@simplewebauthn/server';
 import { Passkey } from './passkey.entity';
+import { CreationOptionsModel, RequestOptionsModel } from './webauthn-options.view';
 
 /*
  * How passkeys appear in answers: each class is the type the service returns and the schema in
@@ -30,17 +35,16 @@ export class PasskeysDataModel {
   passkeys!: PasskeyModel[];
 }
 
-export class PasskeyOptionsDataModel {
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      "WebAuthn's `PublicKeyCredentialCreationOptionsJSON` (registration) or " +
-      '`PublicKeyCredentialRequestOptionsJSON` (sign-in): hand it to `startRegistration` or ' +
-      '`startAuthentication` of @simplewebauthn/browser. Its challenge is good once, for five ' +
-      'minutes, on any instance.',
-  })
-  options!: Record<string, unknown>;
+/** Registration's options (`startRegistration`); the challenge is good once, for five minutes. */
+export class PasskeyCreationOptionsDataModel {
+  @ApiProperty({ type: CreationOptionsModel })
+  options!: PublicKeyCredentialCreationOptionsJSON;
+}
+
+/** A sign-in's or a second step's options (`startAuthentication`). */
+export class PasskeyRequestOptionsDataModel {
+  @ApiProperty({ type: RequestOptionsModel })
+  options!: PublicKeyCredentialRequestOptionsJSON;
 }
 
 export function passkeyView(passkey: Passkey): PasskeyModel {

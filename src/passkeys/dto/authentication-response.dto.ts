@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsObject, ValidateNested } from 'class-validator';
 import {
@@ -10,6 +10,7 @@ import {
 } from './credential-fields';
 
 /** `AuthenticatorAssertionResponseJSON`. */
+@ApiSchema({ name: 'AuthenticatorAssertionResponseJSON' })
 export class AssertionResponseDto {
   @Base64UrlField('clientDataJSON')
   clientDataJSON!: string;
@@ -26,6 +27,7 @@ export class AssertionResponseDto {
 }
 
 /** `AuthenticationResponseJSON`: what `startAuthentication()` of @simplewebauthn/browser answers. */
+@ApiSchema({ name: 'AuthenticationResponseJSON' })
 export class AuthenticationResponseDto {
   @CredentialIdField('id')
   id!: string;

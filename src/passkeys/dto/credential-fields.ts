@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
   IsIn,
   IsNotEmpty,
@@ -52,10 +52,31 @@ export const AttachmentField = () =>
     }),
   );
 
-/** What the browser's extensions said: passed through unread (no extension is asked for). */
+/**
+ * `AuthenticationExtensionsClientOutputs`, as @simplewebauthn/browser types the results it sends:
+ * listed (not an open map, which its interface would not fit without a cast) though the service
+ * reads none. Any other extension's results are accepted and ignored alike.
+ */
+@ApiSchema({ name: 'AuthenticationExtensionsClientOutputs' })
+export class ExtensionResultsModel {
+  @ApiPropertyOptional()
+  appid?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { rk: { type: 'boolean' } },
+    description: 'Whether the credential is discoverable, when the browser says.',
+  })
+  credProps?: { rk?: boolean };
+
+  @ApiPropertyOptional()
+  hmacCreateSecret?: boolean;
+}
+
+/** What the browser's extensions said: passed through unread. */
 export const ExtensionResultsField = () =>
   applyDecorators(
-    ApiProperty({ type: 'object', additionalProperties: true, example: {} }),
+    ApiProperty({ type: ExtensionResultsModel }),
     IsObject({ message: 'clientExtensionResults must be an object' }),
   );
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -19,6 +19,7 @@ import {
 } from './credential-fields';
 
 /** `AuthenticatorAttestationResponseJSON`. */
+@ApiSchema({ name: 'AuthenticatorAttestationResponseJSON' })
 export class AttestationResponseDto {
   @Base64UrlField('clientDataJSON')
   clientDataJSON!: string;
@@ -47,6 +48,7 @@ export class AttestationResponseDto {
 }
 
 /** `RegistrationResponseJSON`: what `startRegistration()` of @simplewebauthn/browser answers. */
+@ApiSchema({ name: 'RegistrationResponseJSON' })
 export class RegistrationResponseDto {
   @CredentialIdField('id')
   id!: string;
