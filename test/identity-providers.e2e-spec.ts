@@ -259,6 +259,79 @@ describe('identity providers (OpenID Connect)', () => {
     expect(browser.cookie(base, 'access_token')).toBeUndefined();
   });
 
+  /** What a browser sends when the app's page sends it to the service (a link it follows). */
+  const NAVIGATION = {
+    'sec-fetch-site': 'same-site',
+    'sec-fetch-mode': 'navigate',
+    'sec-fetch-dest': 'document',
+  };
+  const navigate = (browser: Browser, url: string) => browser.request(url, { headers: NAVIGATION });
+  const expectNoBody = async (answer: Response) => {
+    expect(answer.headers.get('content-type')).toBeNull();
+    expect(await answer.text()).toBe('');
+  };
+  const cookieNames = (answer: Response) =>
+    answer.headers.getSetCookie().map((line) => line.slice(0, line.indexOf('=')));
+
+  it("redirects with Location and no body: the flow cookie at the start, the session at the callback, a refusal on the provider's error", async () => {
+    const browser = new Browser();
+    const started = await navigate(browser, startUrl());
+    expect(started.status).toBe(302);
+    await expectNoBody(started);
+    expect(started.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^auth_flow=[\w-]{43}; Max-Age=600; Path=\/api\/v1; .*HttpOnly/i),
+    ]);
+    const callback = await browser.signInAtProvider(
+      started.headers.get('location')!,
+      account(freshEmail('redirects')),
+      api('/auth/providers/corp/callback'),
+    );
+    // The provider's redirect carries what the document lists: its issuer too (RFC 9207).
+    const sent = new URL(callback).searchParams;
+    expect([...sent.keys()].sort()).toEqual(['code', 'iss', 'state']);
+    expect(sent.get('iss')).toBe(idp.issuer);
+    const signedIn = await navigate(browser, callback);
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.headers.get('location')).toBe(BACK);
+    await expectNoBody(signedIn);
+    expect(cookieNames(signedIn)).toEqual(['access_token', 'refresh_token']);
+
+    // Linking, from the account just signed in, starts alike.
+    const link = await navigate(
+      browser,
+      api(`/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`),
+    );
+    expect(link.status).toBe(302);
+    expect(link.headers.get('location')!.startsWith(`${idp.issuer}/`)).toBe(true);
+    await expectNoBody(link);
+    expect(cookieNames(link)).toEqual(['auth_flow']);
+
+    // The person says no at the provider, which sends them back with its error.
+    const state = new URL(link.headers.get('location')!).searchParams.get('state')!;
+    const denied = new URLSearchParams({
+      error: 'access_denied',
+      error_description: 'End-User aborted interaction',
+      state,
+      iss: idp.issuer,
+    });
+    const refused = await navigate(
+      browser,
+      api(`/auth/providers/corp/callback?${denied.toString()}`),
+    );
+    expect(refused.status).toBe(302);
+    expect(refused.headers.get('location')).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    await expectNoBody(refused);
+    expect(cookieNames(refused)).toEqual([]);
+
+    // An issuer other than the provider's is refused.
+    const other = new Browser();
+    const forged = new URL(await toCallback(other, account(freshEmail('issuer'))));
+    forged.searchParams.set('iss', 'https://issuer.example.net');
+    const wrongIssuer = await navigate(other, forged.toString());
+    expect(wrongIssuer.headers.get('location')).toBe(`${BACK}?error=PROVIDER_ERROR`);
+    expect(other.cookie(base, 'access_token')).toBeUndefined();
+  });
+
   it('never links an identity to an account with its email, verified or not', async () => {
     const owner = await registerAndLogin(t, uniqueUser('owner'));
     for (const verified of [false, true]) {

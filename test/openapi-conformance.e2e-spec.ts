@@ -125,9 +125,17 @@ function check(ajv: Ajv, operation: string, response: Response, expected: number
     if (!/^\d+$/.test(response.headers['retry-after'] ?? ''))
       problems.push(`${where}: Retry-After`);
   }
+  if (documented.headers?.Location && !response.headers.location) {
+    problems.push(`${where}: no Location`);
+  }
   const mediaType = String(response.headers['content-type'] ?? '').split(';')[0];
   const declared = Object.keys(documented.content ?? {});
-  if (!declared.includes(mediaType)) {
+  if (declared.length === 0) {
+    // Documented without a body (the redirects): none at all, on either platform.
+    if (mediaType !== '' || response.text !== '') {
+      problems.push(`${where}: a ${mediaType} body where none is documented: ${response.text}`);
+    }
+  } else if (!declared.includes(mediaType)) {
     problems.push(`${where}: content type ${mediaType}, documented ${declared.join(', ')}`);
   } else if (mediaType === 'application/json') {
     const ref =
@@ -223,6 +231,13 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
   const json = (path: string, body: object) => http().post(path).send(body);
   const plainText = (path: string) =>
     http().post(path).set('Content-Type', 'text/plain').send('plain text');
+  /** A link the app's page follows: a top-level navigation, from the app's site. */
+  const navigate = (path: string) =>
+    http()
+      .get(path)
+      .set('Sec-Fetch-Site', 'same-site')
+      .set('Sec-Fetch-Mode', 'navigate')
+      .set('Sec-Fetch-Dest', 'document');
   const bearer = (request: ReturnType<ReturnType<typeof http>['get']>) =>
     request.set('Authorization', `Bearer ${session.access}`);
   /** A cookie-authenticated change sent from a foreign page: the CSRF rule's 403. */
@@ -1095,10 +1110,30 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       [200, () => http().get('/api/v1/auth/sign-in-methods')],
     ],
     'GET /api/v1/auth/providers/{id}/start': () => [
+      [302, () => navigate(`/api/v1/auth/providers/gh/start?redirect_to=${APP_ORIGIN}/`)],
       [400, () => http().get('/api/v1/auth/providers/gh/start')],
       [404, () => http().get(`/api/v1/auth/providers/nope/start?redirect_to=${APP_ORIGIN}/`)],
     ],
     'GET /api/v1/auth/providers/{id}/callback': () => [
+      [
+        302,
+        async () => {
+          // The person said no at the provider, which sends them back with its error.
+          const started = await navigate(
+            `/api/v1/auth/providers/gh/start?redirect_to=${APP_ORIGIN}/`,
+          );
+          const state = new URL(started.headers.location).searchParams.get('state')!;
+          const back = new URLSearchParams({
+            error: 'access_denied',
+            error_description: 'The user has denied your application access.',
+            state,
+          });
+          return navigate(`/api/v1/auth/providers/gh/callback?${back.toString()}`).set(
+            'Cookie',
+            cookiesOf(started).auth_flow.raw.split(';')[0],
+          );
+        },
+      ],
       [400, () => http().get('/api/v1/auth/providers/gh/callback?state=unknown&code=x')],
     ],
     'POST /api/v1/auth/sso/start': () => {
@@ -1116,6 +1151,14 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       [401, () => http().get('/api/v1/users/me/identities')],
     ],
     'GET /api/v1/users/me/identities/{id}/start': () => [
+      [
+        302,
+        async () =>
+          navigate(`/api/v1/users/me/identities/gh/start?redirect_to=${APP_ORIGIN}/`).set(
+            'Cookie',
+            `access_token=${(await fresh()).access}`,
+          ),
+      ],
       [400, () => bearer(http().get('/api/v1/users/me/identities/gh/start'))],
       [401, () => http().get(`/api/v1/users/me/identities/gh/start?redirect_to=${APP_ORIGIN}/`)],
       [

@@ -19,7 +19,7 @@ interface Operation {
     }
   >;
   security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ name: string; in: string; schema?: { type?: string } }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: { type?: string } }>;
   requestBody?: { required?: boolean };
 }
 interface Schema {
@@ -176,6 +176,31 @@ describe('OpenAPI', () => {
     // The metrics token is a configured secret, not a JWT.
     expect(COMMITTED.components.securitySchemes.metricsToken).not.toHaveProperty('bearerFormat');
     expect(COMMITTED.components.securitySchemes.bearer).toHaveProperty('bearerFormat', 'JWT');
+  });
+
+  it("documents the redirects: where they go, their cookies, no body, and the provider's query", () => {
+    const redirects = OPERATIONS.filter(({ operation }) => operation.responses['302']);
+    expect(redirects.map(({ operation }) => operation.operationId).sort()).toEqual([
+      'finishProviderSignIn',
+      'startIdentityLink',
+      'startProviderSignIn',
+    ]);
+    for (const { operation } of redirects) {
+      const found = operation.responses['302'];
+      expect(Object.keys(found.headers ?? {})).toEqual(
+        expect.arrayContaining(['Location', 'Set-Cookie']),
+      );
+      expect(found.content).toBeUndefined();
+    }
+    const callback = COMMITTED.paths['/api/v1/auth/providers/{id}/callback'].get;
+    const query = (callback.parameters ?? []).filter((parameter) => parameter.in === 'query');
+    expect(query.map((parameter) => [parameter.name, parameter.required])).toEqual([
+      ['state', true],
+      ['code', false],
+      ['iss', false],
+      ['error', false],
+      ['error_description', false],
+    ]);
   });
 
   it("passes Redocly's recommended lint and Spectral's spectral:oas without an error", async () => {

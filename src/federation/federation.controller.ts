@@ -10,7 +10,7 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AuthCookies } from '../auth/auth-cookies.service';
 import { AppException } from '../common/errors/app.exception';
@@ -31,6 +31,7 @@ import { SsoStartDto } from './dto/federation-bodies.dto';
 import { FederatedSignIn } from './federated-sign-in.service';
 import { ProvidersDataModel, SsoStartDataModel } from './federation.view';
 import { FlowCookie } from './flow-cookie';
+import { ApiProviderCallback, ApiProviderRedirect } from './provider-redirects.decorator';
 import { providerForEmail } from '../config/sso-domains';
 
 export const PROVIDER_ID = { name: 'id', description: 'A provider id from `GET /auth/providers`.' };
@@ -91,7 +92,7 @@ export class FederationController {
   @ApiParam(PROVIDER_ID)
   @ApiQuery(REDIRECT_TO)
   @ApiPublic()
-  @ApiResponse({ status: 302, description: 'To the provider.' })
+  @ApiProviderRedirect()
   @ApiErrors('PROVIDER_NOT_FOUND', 'PROVIDER_ERROR', 'VALIDATION_ERROR', ...STORED)
   async start(
     @Param('id') id: string,
@@ -120,7 +121,7 @@ export class FederationController {
   })
   @ApiParam(PROVIDER_ID)
   @ApiPublic()
-  @ApiResponse({ status: 302, description: 'Back to the app.' })
+  @ApiProviderCallback()
   @ApiErrors('PROVIDER_ERROR', ...STORED)
   async callback(
     @Param('id') id: string,

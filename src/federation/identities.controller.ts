@@ -9,7 +9,7 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
 import { RecentlyAuthenticated } from '../auth/guards/second-factor.guard';
 import { Envelope, ok } from '../common/http/envelope';
@@ -33,6 +33,7 @@ import {
 } from './federation.controller';
 import { IdentitiesDataModel, identityView } from '../identities/identity.view';
 import { FlowCookie } from './flow-cookie';
+import { ApiProviderRedirect } from './provider-redirects.decorator';
 import { IdentityLinks } from './identity-links.service';
 
 /**
@@ -82,7 +83,7 @@ export class IdentitiesController {
   })
   @ApiParam(PROVIDER_ID)
   @ApiQuery(REDIRECT_TO)
-  @ApiResponse({ status: 302, description: 'To the provider.' })
+  @ApiProviderRedirect()
   @ApiErrors('PROVIDER_NOT_FOUND', 'PROVIDER_ERROR', 'VALIDATION_ERROR', ...STORED)
   async start(
     @Param('id') id: string,

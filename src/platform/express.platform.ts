@@ -66,6 +66,15 @@ export function expressPlatform(): HttpPlatformKit {
 class ServiceExpressAdapter extends ExpressAdapter {
   configured = false;
 
+  /**
+   * `@Redirect()`: the status and `Location`, no body, as Fastify answers. Express's own
+   * `res.redirect` writes a "Found. Redirecting to …" page nobody reads and the document does
+   * not list.
+   */
+  override redirect(response: Response, statusCode: number, url: string): void {
+    response.status(statusCode).location(url).end();
+  }
+
   override close() {
     const stopSweeping = sweepIdleConnections(this.getHttpServer());
     return Promise.resolve(super.close()).finally(stopSweeping);
