@@ -8,6 +8,7 @@ import {
   registerUser,
   uniqueUser,
 } from './support/auth-helpers';
+import { RETRY_AFTER_SECONDS } from '../src/common/errors/error-codes';
 import { ServerProbe } from '../src/database/server-probe';
 import { Answer, Call, jsonPost, pacedLoad } from './support/paced-load';
 import { eventually } from './support/shared-redis';
@@ -21,6 +22,8 @@ const DEADLINE_MS = 2000;
 const UNCONFIRMED =
   'The database did not confirm the change: it may have been made, check before trying again';
 const unconfirmed = (answer: Answer) => answer.body?.message === UNCONFIRMED;
+/** The Retry-After of a 503 while the database is away. */
+const OUTAGE_RETRY_AFTER = String(RETRY_AFTER_SECONDS.SERVICE_UNAVAILABLE);
 /** How much later than the deadline an answer may come (the contract's allowance). */
 const SLACK_MS = 500;
 
@@ -77,13 +80,18 @@ describe('the database failing and coming back', () => {
       () => t.http().post('/api/v1/auth/logout').set('Authorization', `Bearer ${before.access}`),
     ]) {
       const started = Date.now();
-      expectError(await request(), 503, 'SERVICE_UNAVAILABLE');
+      const refused = await request();
+      expectError(refused, 503, 'SERVICE_UNAVAILABLE');
       expect(Date.now() - started).toBeLessThan(DEADLINE_MS + SLACK_MS);
+      // An outage passes: the client is told when to try again.
+      expect(refused.headers['retry-after']).toBe(OUTAGE_RETRY_AFTER);
     }
     // Readiness hears of it from its background check, and answers at once meanwhile.
     await eventually(async () => (await ready()).status === 503, 2000);
     expect(Date.now() - cutAt).toBeLessThan(2000 + DEADLINE_MS);
-    expectError(await ready(), 503, 'SERVICE_UNAVAILABLE');
+    const notReady = await ready();
+    expectError(notReady, 503, 'SERVICE_UNAVAILABLE');
+    expect(notReady.headers['retry-after']).toBe(OUTAGE_RETRY_AFTER);
 
     await proxy.restore();
     await eventually(isReady, 5000);
@@ -115,6 +123,7 @@ describe('the database failing and coming back', () => {
     await proxy.restore();
 
     expectError(during, 503, 'SERVICE_UNAVAILABLE');
+    expect(during.headers['retry-after']).toBe(OUTAGE_RETRY_AFTER);
     expect(during.headers['set-cookie']).toBeUndefined();
     await eventually(isReady, 5000);
     const after = await refresh().expect(200);

@@ -121,7 +121,7 @@ function check(ajv: Ajv, operation: string, response: Response, expected: number
   if (documented.headers?.['X-Request-Id'] && !response.headers['x-request-id']) {
     problems.push(`${where}: no X-Request-Id`);
   }
-  if (status === 429 && documented.headers?.['Retry-After']) {
+  if ((status === 429 || status === 503) && documented.headers?.['Retry-After']) {
     if (!/^\d+$/.test(response.headers['retry-after'] ?? ''))
       problems.push(`${where}: Retry-After`);
   }

@@ -96,9 +96,14 @@ describe('OpenAPI', () => {
       }
     }
     expect(checked).toBeGreaterThan(100);
-    // Every rate-limited route says so, with Retry-After.
+    // Every rate-limited route says so, with Retry-After; and every 503, an outage passing.
     const login = COMMITTED.paths['/api/v1/auth/login'].post;
     expect(login.responses['429'].headers).toHaveProperty('Retry-After');
+    const unavailable = OPERATIONS.map(({ operation }) => operation.responses['503']).filter(
+      (response) => response !== undefined,
+    );
+    expect(unavailable.length).toBeGreaterThan(30);
+    for (const response of unavailable) expect(response.headers).toHaveProperty('Retry-After');
   });
 
   it('documents what each route really answers: a bare request and a body that is not JSON', async () => {

@@ -125,7 +125,7 @@ function errorResponse(status: number, codes: ErrorCode[]) {
   return ApiResponse({
     status,
     description: codes.map((code) => `\`${code}\``).join(', '),
-    headers: status === 429 ? RETRY_AFTER : undefined,
+    headers: RETRY_AFTER[status],
     // Always JSON, also where the route's success is a page or Prometheus text.
     content: {
       'application/json': {
@@ -140,8 +140,19 @@ function errorResponse(status: number, codes: ErrorCode[]) {
   });
 }
 
-const RETRY_AFTER: HeadersObject = {
-  'Retry-After': { description: 'Seconds until a retry can pass.', schema: { type: 'integer' } },
+/** The statuses that say when to try again (RETRY_AFTER_SECONDS, the rate limits). */
+const RETRY_AFTER: Record<number, HeadersObject> = {
+  429: {
+    'Retry-After': { description: 'Seconds until a retry can pass.', schema: { type: 'integer' } },
+  },
+  503: {
+    'Retry-After': {
+      description:
+        'Seconds to wait before trying again: what was down (the database, the mail server) ' +
+        'may be back by then.',
+      schema: { type: 'integer' },
+    },
+  },
 };
 
 /** A success answer in the envelope, `{ success: true, message, data? }`. */

@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
+import { ERROR_CATALOGUE, ErrorCode, RETRY_AFTER_SECONDS } from './error-codes';
 
 export interface FieldError {
   field: string;
@@ -12,7 +12,7 @@ export interface AppExceptionOptions {
   details?: FieldError[];
   /** HTTP status when the catalogue's default does not fit (e.g. 400 for a malformed login). */
   status?: number;
-  /** Seconds, sent as `Retry-After`. */
+  /** Seconds, sent as `Retry-After` (RETRY_AFTER_SECONDS by default, for an outage's 503). */
   retryAfter?: number;
   /** Headers the answer needs beside the envelope (a `WWW-Authenticate` challenge). */
   headers?: Readonly<Record<string, string>>;
@@ -33,7 +33,7 @@ export class AppException extends Error {
     this.name = 'AppException';
     this.status = options.status ?? ERROR_CATALOGUE[code].status;
     this.details = options.details;
-    this.retryAfter = options.retryAfter;
+    this.retryAfter = options.retryAfter ?? RETRY_AFTER_SECONDS[code];
     this.headers = options.headers;
   }
 }

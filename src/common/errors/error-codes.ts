@@ -70,3 +70,13 @@ export const ERROR_CATALOGUE = {
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/**
+ * `Retry-After` of the 503s a later try can get past: a dependency that is down (the database,
+ * the mail server) comes back by itself, and a client (the SDK, a load balancer) waits this long
+ * rather than hammer it. A refusal that knows its own wait (the hashing queue) names it instead.
+ */
+export const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = {
+  SERVICE_UNAVAILABLE: 5,
+  EMAIL_SERVICE_ERROR: 30,
+};
