@@ -496,8 +496,7 @@ describe('the signed-in user’s account', () => {
       await requestEmailChange(caller.access, { password: PASSWORD, newEmail: elsewhere }).expect(
         200,
       );
-      const change = sink.last();
-      expect(change.to).toBe(elsewhere);
+      const change = mailsTo(elsewhere).at(-1)!;
       await changePassword(caller.access, {
         currentPassword: PASSWORD,
         newPassword: NEW_PASSWORD,
@@ -556,8 +555,9 @@ describe('the signed-in user’s account', () => {
         newEmail,
         ...extra,
       }).expect(200);
-      const mail = sink.last();
-      expect(mail.to).toBe(newEmail);
+      // The newest to the new address: the current one is told after it.
+      const mail = mailsTo(newEmail).at(-1)!;
+      expect(mail.subject).toMatch(/^Confirm your new email address/);
       return mail;
     };
     const liveChangeTokens = (userId: string) =>
@@ -578,8 +578,7 @@ describe('the signed-in user’s account', () => {
         success: true,
         message: 'Check the new address: the change is made once its link is opened.',
       });
-      const mail = sink.last();
-      expect(mail.to).toBe(newEmail);
+      const mail = mailsTo(newEmail).at(-1)!;
       expect(mail.subject).toBe('Confirm your new email address for Auth Service');
       expect(mail.link).toMatch(
         /^http:\/\/localhost:3000\/api\/v1\/users\/me\/email\/confirm\?token=[\w-]{43}$/,
@@ -587,6 +586,16 @@ describe('the signed-in user’s account', () => {
       expect(mail.html).toContain(`href="${mail.link}"`);
       expect(mail.text).toContain('valid for 1 hour');
       expect(mailsTo(oldEmail).map((m) => m.subject)).not.toContain(mail.subject);
+      // The current address hears of it at once, while nothing has changed yet.
+      const asking = mailsTo(oldEmail).at(-1)!;
+      expect(asking.subject).toBe(
+        'Someone asked to change the email address of your Auth Service account',
+      );
+      expect(asking.text).toContain(`to move it from ${oldEmail} to ${newEmail}`);
+      expect(asking.text).toContain('Nothing has changed yet');
+      expect(asking.text).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+      expect(asking.link).toBe('');
+      expect(asking.html).not.toMatch(/<a\s/);
       // Nothing changes until the link is used.
       expect((await stored(session.user.id)).email).toBe(oldEmail);
       await login(t, session.credentials);
@@ -641,9 +650,12 @@ describe('the signed-in user’s account', () => {
       expect(notice.subject).toBe('The email address of your Auth Service account was changed');
       expect(notice.text).toContain(`from ${oldEmail} to ${newEmail}`);
       expect(notice.text).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
-      expect(notice.text).toContain('contact the Auth Service team');
-      expect(notice.link).toBe('');
-      expect(notice.html).not.toMatch(/<a\s/);
+      // Its one link undoes the change, on the service's own page (checked below).
+      expect(notice.link).toMatch(
+        /^http:\/\/localhost:3000\/api\/v1\/users\/me\/email\/undo\?token=[\w-]{43}$/,
+      );
+      expect(notice.html).toContain(`href="${notice.link}"`);
+      expect(notice.text).toContain('valid for 1 hour and works once');
       expect(await events(session.user.id)).toEqual(
         expect.arrayContaining(['email_change_requested', 'email_changed']),
       );
@@ -863,6 +875,169 @@ describe('the signed-in user’s account', () => {
           .send(body),
         403,
         'FORBIDDEN_ORIGIN',
+      );
+    });
+  });
+
+  describe('undoing an email change from the old address', () => {
+    const undo = (token: string) => t.http().post('/api/v1/users/me/email/undo').send({ token });
+    /** Moves the account to a new address and returns the notice the old one got. */
+    const changeEmail = async (session: LoggedIn) => {
+      const newEmail = uniqueUser('TakenOver').email;
+      await requestEmailChange(session.access, { password: PASSWORD, newEmail }).expect(200);
+      await confirm(mailsTo(newEmail).at(-1)!.token).expect(200);
+      const notice = mailsTo(session.credentials.email).at(-1)!;
+      expect(notice.subject).toBe('The email address of your Auth Service account was changed');
+      return { newEmail, notice };
+    };
+
+    it('moves the account back, verified, and ends every session; the link works once', async () => {
+      const session = await registerAndLogin(t);
+      const other = await login(t, session.credentials);
+      const { newEmail, notice } = await changeEmail(session);
+
+      // Opening the page uses nothing up.
+      const page = await t
+        .http()
+        .get(new URL(notice.link).pathname + new URL(notice.link).search)
+        .expect(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.text).toContain('Undo the change');
+      expect(page.text).not.toContain(notice.token);
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'nonce-[^']+'/);
+
+      const undone = await undo(notice.token).expect(200);
+      expect(undone.body).toEqual({
+        success: true,
+        message:
+          'The account is back at this address and every session of it has ended. Choose a ' +
+          'new password now with "Forgot password" on the sign-in page.',
+        data: {
+          user: expect.objectContaining({
+            id: session.user.id,
+            email: session.credentials.email,
+            email_verified: true,
+          }),
+        },
+      });
+      expect(await events(session.user.id)).toContain('email_change_undone');
+      // Whoever held a session is out, access and refresh alike, on every device.
+      for (const signedIn of [session, other]) {
+        expectError(await me(signedIn.access), 401, 'INVALID_TOKEN');
+        expectError(await refreshWith(t, signedIn.refresh), 401, 'INVALID_TOKEN');
+      }
+      await login(t, session.credentials);
+      expectError(
+        await t.http().post('/api/v1/auth/login').send({ email: newEmail, password: PASSWORD }),
+        401,
+        'LOGIN_FAILED',
+      );
+      const again = await undo(notice.token);
+      expectError(again, 401, 'INVALID_TOKEN');
+      expect(again.body.details).toEqual([
+        {
+          field: 'token',
+          reason: 'used',
+          message: 'The undo link was already used, or a change to the account withdrew it',
+        },
+      ]);
+    });
+
+    it('still works after whoever moved the account changed its password, and stops their links', async () => {
+      const session = await registerAndLogin(t);
+      const { newEmail, notice } = await changeEmail(session);
+      // The taker changes the password and asks for a reset link at their address.
+      await changePassword(session.access, {
+        currentPassword: PASSWORD,
+        newPassword: NEW_PASSWORD,
+      }).expect(200);
+      await t.http().post('/api/v1/auth/forgot-password').send({ email: newEmail }).expect(200);
+      const takersReset = mailsTo(newEmail).at(-1)!;
+      expect(takersReset.subject).toMatch(/^Reset/);
+
+      await undo(notice.token).expect(200);
+      expect((await stored(session.user.id)).email).toBe(session.credentials.email);
+      expectError(
+        await t
+          .http()
+          .post('/api/v1/auth/reset-password')
+          .send({ token: takersReset.token, newPassword: 'the taker tries again' }),
+        401,
+        'INVALID_TOKEN',
+      );
+      // The owner takes the account back with a reset of their own.
+      await t
+        .http()
+        .post('/api/v1/auth/forgot-password')
+        .send({ email: session.credentials.email })
+        .expect(200);
+      const reset = mailsTo(session.credentials.email).at(-1)!;
+      await t
+        .http()
+        .post('/api/v1/auth/reset-password')
+        .send({ token: reset.token, newPassword: 'mine again, for good' })
+        .expect(200);
+      await login(t, { email: session.credentials.email, password: 'mine again, for good' });
+    });
+
+    it('leaves only the latest way back after two changes, and refuses an expired link', async () => {
+      const session = await registerAndLogin(t);
+      const first = await changeEmail(session);
+      const secondAddress = uniqueUser('SecondMove').email;
+      await requestEmailChange(session.access, {
+        password: PASSWORD,
+        newEmail: secondAddress,
+      }).expect(200);
+      await confirm(mailsTo(secondAddress).at(-1)!.token).expect(200);
+      const second = mailsTo(first.newEmail).at(-1)!;
+      expect(second.subject).toBe('The email address of your Auth Service account was changed');
+
+      // The owner's link (to the first address) takes the account home and ends the other.
+      await undo(first.notice.token).expect(200);
+      expectError(await undo(second.token), 401, 'INVALID_TOKEN');
+      expect((await stored(session.user.id)).email).toBe(session.credentials.email);
+
+      const later = await registerAndLogin(t);
+      const { notice } = await changeEmail(later);
+      await t.dataSource
+        .getRepository(VerificationToken)
+        .update(
+          { userId: later.user.id, purpose: 'email_change_undo' },
+          { expiresAt: new Date(Date.now() - 1000) },
+        );
+      const expired = await undo(notice.token);
+      expectError(expired, 401, 'INVALID_TOKEN');
+      expect(expired.body.details).toEqual([expect.objectContaining({ reason: 'expired' })]);
+      expect((await stored(later.user.id)).email).not.toBe(later.credentials.email);
+    });
+
+    it('answers 409 and changes nothing when the old address was registered since', async () => {
+      const session = await registerAndLogin(t);
+      const { newEmail, notice } = await changeEmail(session);
+      await t
+        .http()
+        .post('/api/v1/auth/register')
+        .send({ ...uniqueUser('Squatter'), email: session.credentials.email })
+        .expect(201);
+      const response = await undo(notice.token);
+      expectError(response, 409, 'REGISTRATION_FAILED');
+      expect((await stored(session.user.id)).email).toBe(newEmail);
+      // Rolled back: the session is still live, and nothing was used up.
+      await me(session.access).expect(200);
+      expect(await events(session.user.id)).not.toContain('email_change_undone');
+    });
+
+    it('refuses a change token, a malformed body and an unknown token', async () => {
+      const session = await registerAndLogin(t);
+      const newEmail = uniqueUser('Kinds').email;
+      await requestEmailChange(session.access, { password: PASSWORD, newEmail }).expect(200);
+      const change = mailsTo(newEmail).at(-1)!;
+      expectError(await undo(change.token), 401, 'INVALID_TOKEN');
+      expectError(await undo('x'.repeat(43)), 401, 'INVALID_TOKEN');
+      expectError(
+        await t.http().post('/api/v1/users/me/email/undo').send({}),
+        400,
+        'VALIDATION_ERROR',
       );
     });
   });

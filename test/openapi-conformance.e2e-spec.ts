@@ -285,7 +285,13 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     await withBearer(account.access, http().post('/api/v1/users/me/email'))
       .send({ password: PASSWORD, newEmail })
       .expect(200);
-    return { token: (await newest(newEmail)).token, newEmail };
+    return { token: (await newest(newEmail)).token, newEmail, oldEmail: account.credentials.email };
+  };
+  /** A made change's undo token (in the notice to the old address), and that address. */
+  const undoToken = async () => {
+    const { token, oldEmail } = await emailChangeToken();
+    await json('/api/v1/users/me/email/confirm', { token }).expect(200);
+    return { token: (await newest(oldEmail)).token, oldEmail };
   };
 
   type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -833,6 +839,26 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       ];
     },
     'GET /api/v1/users/me/email/confirm': () => pageCases('/api/v1/users/me/email/confirm'),
+    'POST /api/v1/users/me/email/undo': () => {
+      const path = '/api/v1/users/me/email/undo';
+      return [
+        [200, async () => json(path, { token: (await undoToken()).token })],
+        [400, () => json(path, {})],
+        [401, () => json(path, { token: 'not-a-token' })],
+        [
+          409,
+          async () => {
+            const { token, oldEmail } = await undoToken();
+            await json('/api/v1/auth/register', { ...uniqueUser('squat'), email: oldEmail }).expect(
+              201,
+            );
+            return json(path, { token });
+          },
+        ],
+        [415, () => plainText(path)],
+      ];
+    },
+    'GET /api/v1/users/me/email/undo': () => pageCases('/api/v1/users/me/email/undo'),
     'GET /api/v1/users/me/mfa': () => [
       [200, () => bearer(http().get('/api/v1/users/me/mfa'))],
       [401, () => http().get('/api/v1/users/me/mfa')],

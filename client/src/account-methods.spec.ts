@@ -11,6 +11,7 @@ describe('AuthClient: the account of the signed-in user', () => {
     await auth.updateProfile({ name: 'Ann', picture: null });
     await auth.requestEmailChange({ password: 'p', newEmail: 'b@example.com' });
     await auth.confirmEmailChange({ token: 't' });
+    await auth.undoEmailChange({ token: 'u' });
     await auth.getProfile();
 
     expect(seen).toEqual([
@@ -21,6 +22,7 @@ describe('AuthClient: the account of the signed-in user', () => {
         body: { password: 'p', newEmail: 'b@example.com' },
       },
       { method: 'POST', path: '/users/me/email/confirm', body: { token: 't' } },
+      { method: 'POST', path: '/users/me/email/undo', body: { token: 'u' } },
       { method: 'GET', path: '/users/me', body: null },
     ]);
   });

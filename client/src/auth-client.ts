@@ -350,6 +350,14 @@ export class AuthClient {
     return this.call('POST', '/users/me/email/confirm', { token: input.token });
   }
 
+  /**
+   * The token of the undo link mailed to the old address once a change is made: the account
+   * moves back and every session of it ends (sign in again, and choose a new password).
+   */
+  undoEmailChange(input: { token: string }): Promise<DataEnvelope<{ user: Profile }>> {
+    return this.call('POST', '/users/me/email/undo', { token: input.token });
+  }
+
   /** Deletes the account, confirmed by the current password; every tab hears the end. */
   async deleteAccount(input: { password: string }): Promise<MessageEnvelope> {
     const result = await this.authed('DELETE', '/users/me', { password: input.password });

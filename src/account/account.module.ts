@@ -11,6 +11,7 @@ import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { EmailChangeController } from './email-change.controller';
 import { EmailChangeService } from './email-change.service';
+import { EmailChangeUndoService } from './email-change-undo.service';
 import { PasswordChangeService } from './password-change.service';
 import { PasswordController } from './password.controller';
 import { ProfileController } from './profile.controller';
@@ -46,6 +47,12 @@ import { SessionsController } from './sessions.controller';
     MfaController,
     PasskeysController,
   ],
-  providers: [ProfileService, PasswordChangeService, EmailChangeService, OwnSessionsService],
+  providers: [
+    ProfileService,
+    PasswordChangeService,
+    EmailChangeService,
+    EmailChangeUndoService,
+    OwnSessionsService,
+  ],
 })
 export class AccountModule {}

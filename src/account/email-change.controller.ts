@@ -13,16 +13,25 @@ import { ApiEnvelope, ApiErrors, JSON_BODY, STORED } from '../openapi/api-respon
 import { ApiPublic } from '../openapi/security-schemes';
 import { User } from '../users/user.entity';
 import { publicUser } from '../users/user.view';
-import { EmailChangeConfirmDto, EmailChangeRequestDto } from './dto/email-change.dto';
+import {
+  EmailChangeConfirmDto,
+  EmailChangeRequestDto,
+  EmailChangeUndoDto,
+} from './dto/email-change.dto';
 import { EmailChangeService } from './email-change.service';
+import { EmailChangeUndoService } from './email-change-undo.service';
 
 const SENT = 'Check the new address: the change is made once its link is opened.';
+const UNDONE =
+  'The account is back at this address and every session of it has ended. Choose a new ' +
+  'password now with "Forgot password" on the sign-in page.';
 
 @ApiTags('users')
 @Controller('users/me/email')
 export class EmailChangeController {
   constructor(
     private readonly changes: EmailChangeService,
+    private readonly undoing: EmailChangeUndoService,
     private readonly app: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
@@ -37,7 +46,8 @@ export class EmailChangeController {
       'Mails a single-use link to `newEmail` (to `applicationUrl?token=…` when given, its ' +
       "origin in APP_ORIGINS, else to the service's own page), valid EMAIL_CHANGE_TTL " +
       'seconds (1 hour by default); the account keeps its address until the link is used. ' +
-      'Once the mail is sent, change links sent earlier stop working. A wrong password is 403 ' +
+      'Once the mail is sent, change links sent earlier stop working, and the current address ' +
+      'is told that a change was asked for. A wrong password is 403 ' +
       'INVALID_PASSWORD; an address another account has is 409 REGISTRATION_FAILED, as at ' +
       "registration. Wrong passwords count towards the account's login slow-down (429 " +
       'RATE_LIMITED with Retry-After while it waits), shared with login on every instance. ' +
@@ -71,7 +81,8 @@ export class EmailChangeController {
     summary: 'Complete an email change with the token mailed to the new address (single use)',
     description:
       'No access token needed: the emailed token is the credential. Uses the token up and ' +
-      'moves the account to the new address, verified; the old address gets a notice. ' +
+      'moves the account to the new address, verified; the old address gets a notice with a ' +
+      'link that undoes the change (POST /users/me/email/undo), valid EMAIL_CHANGE_TTL. ' +
       'Sessions stay signed in. An unknown, expired, used or superseded token is 401 ' +
       'INVALID_TOKEN; an address another account took meanwhile is 409 REGISTRATION_FAILED ' +
       'and changes nothing.',
@@ -96,6 +107,46 @@ export class EmailChangeController {
   confirmEmailChangePage(@Res({ passthrough: true }) res: HttpResponse): Promise<string> {
     return renderLinkPage(this.adapterHost, res, 'confirm-email-change', {
       title: 'Confirm your new email',
+      appName: this.app.appName,
+    });
+  }
+
+  @Post('undo')
+  @HttpCode(200)
+  @ApiPublic()
+  @ApiOperation({
+    operationId: 'undoEmailChange',
+    summary: 'Undo an email change with the token mailed to the old address (single use)',
+    description:
+      'No access token needed: the token in the email-changed notice is the credential, valid ' +
+      'EMAIL_CHANGE_TTL seconds from the change. Moves the account back to the old address ' +
+      '(verified), ends every session and access token of it, and stops every link mailed ' +
+      'meanwhile (change, reset, verification, other undo links). A password change or reset ' +
+      'made since does not withdraw it: whoever made the change could make those. The password ' +
+      'stays as it is: the answer says to choose a new one. An unknown, expired or used token ' +
+      'is 401 INVALID_TOKEN; an old address that another account has registered since is 409 ' +
+      'REGISTRATION_FAILED, and nothing changes.',
+  })
+  @ApiEnvelope(200, UNDONE, { data: UserDataModel })
+  @ApiErrors('INVALID_TOKEN', 'REGISTRATION_FAILED', ...JSON_BODY, ...STORED)
+  async undoEmailChange(
+    @Body() body: EmailChangeUndoDto,
+    @Client() client: ClientInfo,
+  ): Promise<Envelope<UserDataModel>> {
+    const user = await this.undoing.undo(body.token, client);
+    return ok(UNDONE, { user: publicUser(user) });
+  }
+
+  @Get('undo')
+  @ApiPublic()
+  @LinkPage(
+    'The page the undo link of an email-changed notice opens',
+    'Opening it changes nothing, so mail scanners that follow links cannot use the token up: ' +
+      "the page's button posts the token to POST /users/me/email/undo.",
+  )
+  undoEmailChangePage(@Res({ passthrough: true }) res: HttpResponse): Promise<string> {
+    return renderLinkPage(this.adapterHost, res, 'undo-email-change', {
+      title: 'Undo the change of your email',
       appName: this.app.appName,
     });
   }

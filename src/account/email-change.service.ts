@@ -100,16 +100,20 @@ export class EmailChangeService {
     await this.database.transaction((manager) =>
       this.tokens.retireOlder(manager, user.id, 'email_change', token),
     );
+    // The owner hears of it while there is still time to act, not only once it is done.
+    await this.notify('requested', user, address, new Date(), client);
   }
 
   /**
    * Uses the token up and moves the account to its address, in one transaction: of parallel
    * confirmations with one token exactly one succeeds. The address stays verified (the link
    * proved the inbox). Links mailed to the old address (verification, reset) stop working.
-   * Sessions stay: the password did not change. The old address gets a notice afterwards.
+   * Sessions stay: the password did not change. The old address gets a notice afterwards, with
+   * a link that undoes the change (EmailChangeUndoService), issued with the change itself.
    */
   async confirm(token: string, client?: ClientInfo): Promise<User> {
-    const { user, oldEmail } = await this.database
+    const undoTtl = this.mailConfig.emailChangeTtl;
+    const { user, oldEmail, undo } = await this.database
       .transaction(async (manager) => {
         const { row, refusal } = await this.tokens.consume(manager, token, 'email_change');
         if (!row?.newEmail) throw invalidLink('email-change', refusal?.reason);
@@ -129,8 +133,16 @@ export class EmailChangeService {
         await this.tokens.retireOlder(manager, row.userId, 'password_reset');
         await this.tokens.retireOlder(manager, row.userId, 'email_verification');
         await this.audit.record(manager, 'email_changed', row.userId, client);
+        // Not retired by a later password change or reset: whoever made the change can do those.
+        const undo = await this.tokens.issue(
+          manager,
+          row.userId,
+          'email_change_undo',
+          undoTtl,
+          before.email,
+        );
         const after = await this.users.requireIn(manager, row.userId);
-        return { user: after, oldEmail: before.email };
+        return { user: after, oldEmail: before.email, undo };
       })
       .catch((error: unknown) => {
         // Another account took the address after the link was sent: nothing changed, and the
@@ -140,31 +152,35 @@ export class EmailChangeService {
         }
         throw error;
       });
-    await this.notify(user, oldEmail, client);
+    await this.notify('changed', { ...user, email: oldEmail }, user.email, user.updatedAt, client, {
+      token: undo,
+      ttl: undoTtl,
+    });
     return user;
   }
 
   /**
-   * The change is made whether or not the notice goes out: a notice that could not be sent is
-   * logged, and the answer stays the success it is.
+   * To the old address (`user.email`): the change asked for, or made (with its undo). Either is
+   * made whether or not the notice goes out: one that could not be sent is logged, and the
+   * answer stays the success it is.
    */
   private async notify(
+    step: 'requested' | 'changed',
     user: User,
-    oldEmail: string,
+    newEmail: string,
+    at: Date,
     client: ClientInfo | undefined,
+    undo?: { token: string; ttl: number },
   ): Promise<void> {
+    const notice = { to: user.email, username: user.username, at, ip: client?.ip, newEmail, undo };
     try {
-      await this.mail.sendEmailChangedNotice({
-        to: oldEmail,
-        username: user.username,
-        at: user.updatedAt,
-        ip: client?.ip,
-        newEmail: user.email,
-      });
+      await (step === 'requested'
+        ? this.mail.sendEmailChangeRequestedNotice(notice)
+        : this.mail.sendEmailChangedNotice(notice));
     } catch (error) {
       this.logger.warn({
         requestId: client?.requestId,
-        msg: `The email-changed notice to the old address of ${user.id} was not sent (${
+        msg: `The email-${step} notice to the old address of ${user.id} was not sent (${
           error instanceof MailDeliveryError ? error.reason : 'unknown error'
         })`,
       });

@@ -13,6 +13,8 @@ export const AUDIT_EVENT_TYPES = [
   'profile_updated',
   'email_change_requested',
   'email_changed',
+  // From the link in the notice to the old address: moved back, every session ended.
+  'email_change_undone',
   // Administration (actor_id names the administrator; null for the operator's promote command).
   'role_changed',
   'account_disabled',

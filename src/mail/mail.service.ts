@@ -21,8 +21,8 @@ export interface CodeMail extends TokenMail {
 }
 
 /**
- * A notice about something already done to or with the account: it carries no link, nothing in
- * it logs anyone in.
+ * A notice about something done to or with the account: nothing in it logs anyone in. The only
+ * link one carries is the undo of an email change, to the old address.
  */
 export interface NoticeMail {
   /** The address stored on the account (for an email change: the old one). */
@@ -36,6 +36,8 @@ export interface NoticeMail {
   newEmail?: string;
   /** For an identity linked: the provider's display name. */
   providerName?: string;
+  /** For an email changed: the token of the link that moves the account back, and its life. */
+  undo?: { token: string; ttl: number };
 }
 
 /** The mail could not be handed to the transport (SMTP refused, unreachable, timed out). */
@@ -52,6 +54,7 @@ export class MailDeliveryError extends Error {
 type Kind = 'verification' | 'password-reset' | 'email-change' | 'email-code';
 type NoticeKind =
   | 'password-changed'
+  | 'email-change-requested'
   | 'email-changed'
   | 'registration-attempt'
   | 'mfa-enabled'
@@ -68,6 +71,7 @@ const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
   'email-change': 'email_change',
   'email-code': 'email_code',
   'password-changed': 'password_changed',
+  'email-change-requested': 'email_change_requested',
   'email-changed': 'email_changed',
   'registration-attempt': 'registration_attempt',
   'mfa-enabled': 'mfa_enabled',
@@ -102,6 +106,7 @@ const KINDS: Record<Kind, { servicePath: string; subject: string }> = {
 
 const NOTICE_SUBJECTS: Record<NoticeKind, string> = {
   'password-changed': 'Your {{appName}} password was changed',
+  'email-change-requested': 'Someone asked to change the email address of your {{appName}} account',
   'email-changed': 'The email address of your {{appName}} account was changed',
   'registration-attempt': 'Someone tried to sign up for {{appName}} with your email',
   'mfa-enabled': 'Two-step sign-in is now on for your {{appName}} account',
@@ -125,7 +130,10 @@ export type EmailContext = {
 /** What a sign-in code's templates see: the token mail's, and the six digits. */
 export type CodeContext = EmailContext & { code: string };
 
-/** What a notice's templates see: no link, and when and from where the change was made. */
+/**
+ * What a notice's templates see: when and from where the change was made, and (an email change's
+ * undo only) a link and its life; empty strings where a notice has none.
+ */
 export type NoticeContext = {
   appName: string;
   username: string;
@@ -134,7 +142,12 @@ export type NoticeContext = {
   ip: string;
   newEmail: string;
   providerName: string;
+  link: string;
+  validFor: string;
 };
+
+/** The service's own page for the undo link: the notice goes to an address no app session knows. */
+const UNDO_PATH = '/api/v1/users/me/email/undo';
 
 /**
  * Hands the mailer a template name and a context: it renders `views/emails/<kind>.pug` (HTML) and
@@ -175,7 +188,12 @@ export class MailService {
     return this.sendNotice('password-changed', message);
   }
 
-  /** To the OLD address, once the change is made. */
+  /** To the OLD address, when a link to a new one has been sent: nothing has changed yet. */
+  sendEmailChangeRequestedNotice(message: NoticeMail): Promise<void> {
+    return this.sendNotice('email-change-requested', message);
+  }
+
+  /** To the OLD address, once the change is made, with the link that undoes it. */
   sendEmailChangedNotice(message: NoticeMail): Promise<void> {
     return this.sendNotice('email-changed', message);
   }
@@ -207,6 +225,8 @@ export class MailService {
       ip: message.ip ?? 'unknown',
       newEmail: message.newEmail ?? '',
       providerName: message.providerName ?? '',
+      link: message.undo ? this.undoLink(message.undo.token) : '',
+      validFor: message.undo ? lifetimeInWords(message.undo.ttl) : '',
     };
     return this.deliver(kind, message.to, NOTICE_SUBJECTS[kind], context);
   }
@@ -217,6 +237,12 @@ export class MailService {
    */
   private link(kind: Kind, token: string, applicationUrl?: string): string {
     const url = new URL(applicationUrl ?? `${this.app.publicUrl}${KINDS[kind].servicePath}`);
+    url.searchParams.set('token', token);
+    return url.toString();
+  }
+
+  private undoLink(token: string): string {
+    const url = new URL(`${this.app.publicUrl}${UNDO_PATH}`);
     url.searchParams.set('token', token);
     return url.toString();
   }

@@ -88,9 +88,16 @@ const hostileNotice: NoticeContext = {
   ip: '203.0.113.7',
   newEmail: '"><script>@example.com',
   providerName: '<script>alert("p")</script>',
+  link: '',
+  validFor: '',
 };
 
-const NOTICES = ['password-changed', 'email-changed', 'registration-attempt', 'identity-linked'];
+const NOTICES = [
+  'password-changed',
+  'email-change-requested',
+  'registration-attempt',
+  'identity-linked',
+];
 
 describe.each(NOTICES)('the %s notice', (name) => {
   let mail: ParsedMail;
@@ -116,6 +123,27 @@ describe.each(NOTICES)('the %s notice', (name) => {
     expect(html).toContain('a&amp;b@example.com');
     expect(mail.text).toContain('a&b@example.com');
     expect(mail.text).toContain('Hello <script>alert("x")</script> {{newEmail}},');
+  });
+});
+
+describe('the email-changed notice', () => {
+  const link = 'https://auth.example.com/api/v1/users/me/email/undo?token=abc&x="><script>';
+
+  it('escapes what a user could put in it, and carries the undo link and its life', async () => {
+    const mail = await send(testMailer(), 'email-changed', {
+      ...hostileNotice,
+      link,
+      validFor: '1 hour',
+    });
+    const html = typeof mail.html === 'string' ? mail.html : '';
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<img');
+    expect(html).toContain(
+      'href="https://auth.example.com/api/v1/users/me/email/undo?token=abc&amp;x=&quot;&gt;&lt;script&gt;"',
+    );
+    expect(mail.text).toContain(`Undo the change: ${link}\n`);
+    expect(mail.text).toContain('valid for 1 hour and works once');
+    expect(mail.text).toContain('2026-11-25 05:50 UTC');
   });
 });
 

@@ -23,6 +23,7 @@ const EMAIL_KINDS = [
   'verification',
   'password_reset',
   'email_change',
+  'email_change_requested',
   'password_changed',
   'email_changed',
   'registration_attempt',

@@ -4,7 +4,7 @@ import { AppException } from '../common/errors/app.exception';
 export const LINK_REFUSAL_REASONS = ['expired', 'replaced', 'used', 'verified'] as const;
 export type LinkRefusalReason = (typeof LINK_REFUSAL_REASONS)[number];
 
-export type LinkKind = 'verification' | 'reset' | 'email-change';
+export type LinkKind = 'verification' | 'reset' | 'email-change' | 'undo';
 
 const WHY: Record<LinkRefusalReason, (kind: LinkKind) => string> = {
   expired: (kind) => `The ${kind} link has expired: ask for a new one`,

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type TokenPurpose = 'email_verification' | 'password_reset' | 'email_change';
+export type TokenPurpose =
+  'email_verification' | 'password_reset' | 'email_change' | 'email_change_undo';
 
 /**
  * A single-use emailed token, tagged with its purpose so a reset token can never verify an email
@@ -26,7 +27,10 @@ export class VerificationToken {
   @Column({ name: 'used_at', type: 'datetime', nullable: true })
   usedAt!: Date | null;
 
-  /** The address an `email_change` token moves the account to once used; null for the others. */
+  /**
+   * The address an `email_change` token moves the account to once used, or the one an
+   * `email_change_undo` token moves it back to; null for the others.
+   */
   @Column({ name: 'new_email', type: 'varchar', length: 254, nullable: true })
   newEmail!: string | null;
 }

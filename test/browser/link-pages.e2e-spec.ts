@@ -90,6 +90,36 @@ describe('the emailed link pages in Chromium', () => {
     await login(h.t, { email: newEmail, password: PASSWORD });
   });
 
+  it('moves the account back and signs everyone out from the undo link the old address got', async () => {
+    const session = await registerAndLogin(h.t, uniqueUser('linkundo'));
+    const oldEmail = session.credentials.email;
+    const newEmail = `taken-${oldEmail}`;
+    await h.t
+      .http()
+      .post('/api/v1/users/me/email')
+      .set('Authorization', `Bearer ${session.access}`)
+      .send({ password: PASSWORD, newEmail })
+      .expect(200);
+    await h.t
+      .http()
+      .post('/api/v1/users/me/email/confirm')
+      .send({ token: h.sink.to(newEmail).at(-1)!.token })
+      .expect(200);
+
+    expect(await followLink(oldEmail)).toEqual({
+      text:
+        'The account is back at this address and every session of it has ended. Choose a new ' +
+        'password now with "Forgot password" on the sign-in page.',
+      failed: false,
+    });
+    await h.t
+      .http()
+      .get('/api/v1/users/me')
+      .set('Authorization', `Bearer ${session.access}`)
+      .expect(401);
+    await login(h.t, { email: oldEmail, password: PASSWORD });
+  });
+
   it('signs this browser in to the service from the page of the sign-in link, once', async () => {
     const { credentials } = await registerAndLogin(h.t, uniqueUser('linkcode'));
     await h.t.http().post('/api/v1/auth/email-code').send({ email: credentials.email }).expect(200);

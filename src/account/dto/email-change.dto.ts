@@ -20,3 +20,9 @@ export class EmailChangeConfirmDto {
   @TokenField()
   token!: string;
 }
+
+/** `POST /users/me/email/undo`: the token of the link in the notice to the old address. */
+export class EmailChangeUndoDto {
+  @TokenField()
+  token!: string;
+}
