@@ -310,6 +310,59 @@ describe('identity providers (OpenID Connect)', () => {
   });
 
   /**
+   * Issue 32: the start of a link rides on the SameSite=Lax access cookie, which a top-level
+   * navigation carries from any site. What each page's navigation sends, as Chromium sends it:
+   * the app's button (another port of the same host: same-site) gets the round trip; another
+   * site's page or link, a URL opened from outside the browser, a script on a foreign origin do
+   * not, whatever the session.
+   */
+  it("starts a link only from the app's own pages: 403 FORBIDDEN_ORIGIN for a cross-site one", async () => {
+    const owner = await registerAndLogin(t, uniqueUser('crosssite'));
+    const start = `/api/v1/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`;
+    const navigation = (site: string) => ({
+      'Sec-Fetch-Site': site,
+      'Sec-Fetch-Mode': 'navigate',
+      'Sec-Fetch-Dest': 'document',
+      'Sec-Fetch-User': '?1',
+    });
+    const withCookie = (headers: Record<string, string>, access = owner.access) =>
+      t.http().get(start).set('Cookie', `access_token=${access}`).set(headers);
+    const outcome = (answer: { status: number; body: { error?: string }; headers: object }) => ({
+      status: answer.status,
+      error: answer.body.error,
+      flow: cookiesOf(answer as never).auth_flow !== undefined,
+    });
+    const refused = { status: 403, error: 'FORBIDDEN_ORIGIN', flow: false };
+    expect(outcome(await withCookie(navigation('cross-site')))).toEqual(refused);
+    expect(outcome(await withCookie(navigation('none')))).toEqual(refused);
+    expect(outcome(await withCookie({ Origin: 'https://evil.example' }))).toEqual(refused);
+    expect(
+      outcome(await withCookie({ ...navigation('same-site'), Origin: 'https://evil.example' })),
+    ).toEqual(refused);
+    // Refused before the session is looked at: an expired or an old one says the same.
+    expect(outcome(await withCookie(navigation('cross-site'), 'not-a-token'))).toEqual(refused);
+
+    const started = { status: 302, error: undefined, flow: true };
+    for (const headers of [
+      navigation('same-site'),
+      navigation('same-origin'),
+      { ...navigation('same-site'), Origin: APP_ORIGIN },
+      {},
+    ]) {
+      const answer = await withCookie(headers);
+      expect(outcome(answer)).toEqual(started);
+      expect(answer.headers.location.startsWith(`${idp.issuer}/`)).toBe(true);
+    }
+    // A bearer token is no cookie a page rides on.
+    const bearer = await t
+      .http()
+      .get(start)
+      .set('Authorization', `Bearer ${owner.access}`)
+      .set(navigation('cross-site'));
+    expect(outcome(bearer)).toEqual(started);
+  });
+
+  /**
    * A thief holding a stolen session starts a link; the owner resets the password, which ends
    * every session; the thief's callback then comes back. The link was asked for by a session
    * that no longer exists, so it must not be made.
