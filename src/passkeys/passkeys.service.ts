@@ -69,7 +69,7 @@ export class PasskeysService {
    */
   async registrationOptions(user: User): Promise<PublicKeyCredentialCreationOptionsJSON> {
     this.sso.refuse(user.email);
-    const challenge = await this.challenges.issue('registration', user.id);
+    const challenge = this.challenges.issue('registration', user.id);
     const existing = await this.list(user.id);
     return this.relyingParty.registrationOptions(
       { handle: userHandleOf(user.id), name: user.email, displayName: user.username },
