@@ -7,8 +7,14 @@ import { IdentityProviders1764806400000 } from '../src/database/migrations/17648
 import { EmailCodes } from '../src/email-codes/email-codes.service';
 import { Metrics } from '../src/metrics/metrics.service';
 import { UserDirectory } from '../src/users/user-directory.service';
-import { PASSWORD, registerAndLogin, uniqueUser } from './support/auth-helpers';
+import { VerificationTokensService } from '../src/tokens/verification-tokens.service';
+import { PASSWORD, cookiesOf, registerAndLogin, uniqueUser } from './support/auth-helpers';
 import { Authenticator } from './support/authenticator';
+import {
+  CreationOptions,
+  PasskeyAuthenticator,
+  RequestOptions,
+} from './support/passkey-authenticator';
 import { freePort } from './support/free-port';
 import { serviceArgs } from './support/service-build';
 import {
@@ -45,6 +51,8 @@ describe('identity providers (OpenID Connect)', () => {
     ]);
     t = await startTestApp({
       PUBLIC_URL: base,
+      // The app's (APP_ORIGIN's) host, as its passkeys are: PUBLIC_URL's is an address.
+      WEBAUTHN_RP_ID: 'localhost',
       COOKIE_SECURE: 'false',
       METRICS_TOKEN: 'federation-metrics-token-0123456789abcdef',
       AUTH_PROVIDERS: JSON.stringify([
@@ -375,6 +383,59 @@ describe('identity providers (OpenID Connect)', () => {
   });
 
   /**
+   * Issue 32: the start of a link rides on the SameSite=Lax access cookie, which a top-level
+   * navigation carries from any site. What each page's navigation sends, as Chromium sends it:
+   * the app's button (another port of the same host: same-site) gets the round trip; another
+   * site's page or link, a URL opened from outside the browser, a script on a foreign origin do
+   * not, whatever the session.
+   */
+  it("starts a link only from the app's own pages: 403 FORBIDDEN_ORIGIN for a cross-site one", async () => {
+    const owner = await registerAndLogin(t, uniqueUser('crosssite'));
+    const start = `/api/v1/users/me/identities/corp/start?redirect_to=${encodeURIComponent(BACK)}`;
+    const navigation = (site: string) => ({
+      'Sec-Fetch-Site': site,
+      'Sec-Fetch-Mode': 'navigate',
+      'Sec-Fetch-Dest': 'document',
+      'Sec-Fetch-User': '?1',
+    });
+    const withCookie = (headers: Record<string, string>, access = owner.access) =>
+      t.http().get(start).set('Cookie', `access_token=${access}`).set(headers);
+    const outcome = (answer: { status: number; body: { error?: string }; headers: object }) => ({
+      status: answer.status,
+      error: answer.body.error,
+      flow: cookiesOf(answer as never).auth_flow !== undefined,
+    });
+    const refused = { status: 403, error: 'FORBIDDEN_ORIGIN', flow: false };
+    expect(outcome(await withCookie(navigation('cross-site')))).toEqual(refused);
+    expect(outcome(await withCookie(navigation('none')))).toEqual(refused);
+    expect(outcome(await withCookie({ Origin: 'https://evil.example' }))).toEqual(refused);
+    expect(
+      outcome(await withCookie({ ...navigation('same-site'), Origin: 'https://evil.example' })),
+    ).toEqual(refused);
+    // Refused before the session is looked at: an expired or an old one says the same.
+    expect(outcome(await withCookie(navigation('cross-site'), 'not-a-token'))).toEqual(refused);
+
+    const started = { status: 302, error: undefined, flow: true };
+    for (const headers of [
+      navigation('same-site'),
+      navigation('same-origin'),
+      { ...navigation('same-site'), Origin: APP_ORIGIN },
+      {},
+    ]) {
+      const answer = await withCookie(headers);
+      expect(outcome(answer)).toEqual(started);
+      expect(answer.headers.location.startsWith(`${idp.issuer}/`)).toBe(true);
+    }
+    // A bearer token is no cookie a page rides on.
+    const bearer = await t
+      .http()
+      .get(start)
+      .set('Authorization', `Bearer ${owner.access}`)
+      .set(navigation('cross-site'));
+    expect(outcome(bearer)).toEqual(started);
+  });
+
+  /**
    * A thief holding a stolen session starts a link; the owner resets the password, which ends
    * every session; the thief's callback then comes back. The link was asked for by a session
    * that no longer exists, so it must not be made.
@@ -689,6 +750,140 @@ describe('identity providers (OpenID Connect)', () => {
       .send({ token: issued.token });
     expect(linked.status).toBe(403);
     expect(linked.body.error).toBe('SSO_REQUIRED');
+  });
+
+  /**
+   * Issue 32: a passkey got around `sso_required`. An account that came to be on such a domain
+   * with a passkey and a password of its own (here by an email change; an operator marking the
+   * domain's provider the only way in does the same): the passkey alone signs in no more, and
+   * neither a passkey nor a password can be added or set.
+   */
+  it("refuses an SSO domain's account a passkey sign-in, and adding a passkey or a password", async () => {
+    const owner = await registerAndLogin(t, uniqueUser('ssopasskey'));
+    const bearer = { Authorization: `Bearer ${owner.access}` };
+    const authenticator = new PasskeyAuthenticator(APP_ORIGIN);
+    const begun = await t.http().post('/api/v1/users/me/passkeys/options').set(bearer).expect(200);
+    await t
+      .http()
+      .post('/api/v1/users/me/passkeys')
+      .set(bearer)
+      .send({ response: authenticator.create(begun.body.data.options as CreationOptions) })
+      .expect(201);
+    // Options handed out before the move, answered after it.
+    const pending = await t
+      .http()
+      .post('/api/v1/users/me/passkeys/options')
+      .set(bearer)
+      .expect(200);
+
+    const email = `moved-${++seq}-${Date.now()}@strict.example`;
+    await t
+      .http()
+      .post('/api/v1/users/me/email')
+      .set(bearer)
+      .send({ newEmail: email, password: PASSWORD })
+      .expect(200);
+    const link = (await t.outbox()).filter((m) => m.to === email).pop()!;
+    await t.http().post('/api/v1/users/me/email/confirm').send({ token: link.token }).expect(200);
+
+    const options = await t.http().post('/api/v1/auth/passkey/options').expect(200);
+    const signIn = await t
+      .http()
+      .post('/api/v1/auth/passkey/verify')
+      .set('Origin', APP_ORIGIN)
+      .send({ response: authenticator.get(options.body.data.options as RequestOptions) });
+    expect({ status: signIn.status, error: signIn.body.error }).toEqual({
+      status: 403,
+      error: 'SSO_REQUIRED',
+    });
+    expect(cookiesOf(signIn).access_token).toBeUndefined();
+    const sessions = await t.dataSource.query<unknown[]>(
+      'SELECT id FROM refresh_sessions WHERE user_id = ?',
+      [owner.user.id],
+    );
+    expect(sessions).toHaveLength(1);
+
+    const refused: Array<[string, { status: number; body: { error?: string } }]> = [
+      ['passkey options', await t.http().post('/api/v1/users/me/passkeys/options').set(bearer)],
+      [
+        'passkey registration',
+        await t
+          .http()
+          .post('/api/v1/users/me/passkeys')
+          .set(bearer)
+          .send({
+            response: new PasskeyAuthenticator(APP_ORIGIN).create(
+              pending.body.data.options as CreationOptions,
+            ),
+          }),
+      ],
+      [
+        'password change',
+        await t
+          .http()
+          .post('/api/v1/users/me/password')
+          .set(bearer)
+          .send({ currentPassword: PASSWORD, newPassword: `${PASSWORD} two` }),
+      ],
+      ['forgot-password', await t.http().post('/api/v1/auth/forgot-password').send({ email })],
+      ['its alias', await t.http().post('/api/v1/email/forgot-password').send({ email })],
+      [
+        'reset-password {email}',
+        await t.http().post('/api/v1/auth/reset-password').send({ email }),
+      ],
+    ];
+    expect(refused.map(([what, r]) => [what, r.status, r.body.error])).toEqual(
+      refused.map(([what]) => [what, 403, 'SSO_REQUIRED']),
+    );
+    expect((await t.outbox()).filter((m) => m.to === email)).toHaveLength(1);
+    const passkeys = await t.http().get('/api/v1/users/me/passkeys').set(bearer).expect(200);
+    expect(passkeys.body.data.passkeys).toHaveLength(1);
+  });
+
+  it("refuses an SSO domain's account a password by a reset link (an administrator's too) or by leaving", async () => {
+    const own = await signIn(account(`reset-${++seq}@strict.example`), new Browser(), 'strict');
+    const userId = claimsOf(own.browser.cookie(base, 'access_token')!).sub as string;
+    // A link mailed before the domain's provider became the only way in.
+    const token = await t.app
+      .get(VerificationTokensService)
+      .issue(t.dataSource.manager, userId, 'password_reset', 3600);
+    const reset = await t
+      .http()
+      .post('/api/v1/auth/reset-password')
+      .send({ token, newPassword: PASSWORD });
+    expect({ status: reset.status, error: reset.body.error }).toEqual({
+      status: 403,
+      error: 'SSO_REQUIRED',
+    });
+    const [row] = await t.dataSource.query<Array<{ password_hash: string | null }>>(
+      'SELECT password_hash FROM users WHERE id = ?',
+      [userId],
+    );
+    expect(row.password_hash).toBeNull();
+
+    // Nor can it move off the domain, where a reset mail would give it a password.
+    const access = own.browser.cookie(base, 'access_token')!;
+    const moved = await t
+      .http()
+      .post('/api/v1/users/me/email')
+      .set('Authorization', `Bearer ${access}`)
+      .send({ newEmail: `away-${seq}@elsewhere.example`, password: 'no password' });
+    expect({ status: moved.status, error: moved.body.error }).toEqual({
+      status: 403,
+      error: 'SSO_REQUIRED',
+    });
+
+    const admin = await registerAndLogin(t, uniqueUser('ssoadmin'));
+    await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
+    const mailed = await t
+      .http()
+      .post(`/api/v1/admin/users/${userId}/password-reset`)
+      .set('Authorization', `Bearer ${admin.access}`)
+      .send({});
+    expect({ status: mailed.status, error: mailed.body.error }).toEqual({
+      status: 403,
+      error: 'SSO_REQUIRED',
+    });
   });
 
   it("creates and signs in an SSO domain's accounts only through that domain's provider", async () => {

@@ -402,6 +402,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
   const forgotCases = (path: string): Case[] => [
     [200, () => json(path, { email: session.credentials.email })],
     [404, () => json(path, { email: uniqueUser('nobody').email })],
+    [403, () => json(path, { email: 'ann@sso-only.example' })],
     ...emailCases(path),
   ];
   const resetCases = (path: string): Case[] => [
@@ -411,6 +412,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     [200, async () => json(path, { token: await resetToken(), newPassword: 'brand-new-pass' })],
     [401, () => json(path, { token: 'not-a-token', newPassword: 'brand-new-pass' })],
     [404, () => json(path, { email: uniqueUser('nobody').email })],
+    [403, () => json(path, { email: 'ann@sso-only.example' })],
     ...emailCases(path),
   ];
   const pageCases = (path: string): Case[] => [[200, () => http().get(`${path}?token=abc`)]];
@@ -1245,6 +1247,19 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         ],
         [400, () => json(path, {})],
         [401, () => json(path, { response: STRAY_ASSERTION })],
+        [
+          403,
+          async () => {
+            // An account whose domain came to sign in through its provider only.
+            const owner = await withPasskey();
+            const email = `${owner.user.username}@sso-only.example`;
+            await t.dataSource.query(
+              'UPDATE users SET email = ?, email_normalized = ? WHERE id = ?',
+              [email, email.toLowerCase(), owner.user.id],
+            );
+            return json(path, { response: await passkeyAnswer(owner.authenticator) });
+          },
+        ],
         [415, () => plainText(path)],
       ];
     },

@@ -1,7 +1,7 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
 import { Metrics } from '../src/metrics/metrics.service';
-import { WebAuthnChallenge } from '../src/passkeys/webauthn-challenge.entity';
+import { CHALLENGE_TTL_MS, WebAuthnChallenges } from '../src/passkeys/webauthn-challenges.service';
 import { accessClaims, signAccess } from './support/access-tokens';
 import { Authenticator } from './support/authenticator';
 import {
@@ -155,14 +155,28 @@ describe('passkeys', () => {
       'INVALID_PASSKEY',
     );
     const late = await as(session).post('/users/me/passkeys/options').expect(200);
-    // Five minutes later, as far as the challenge knows.
-    await t.dataSource
-      .getRepository(WebAuthnChallenge)
-      .update({ purpose: 'registration' }, { expiresAt: new Date(Date.now() - 1000) });
-    const response = new PasskeyAuthenticator(APP_ORIGIN).create(
-      late.body.data.options as CreationOptions,
-    );
-    expectError(await as(session).post('/users/me/passkeys', { response }), 401, 'INVALID_PASSKEY');
+    const challenges = t.app.get(WebAuthnChallenges);
+    const answered = (challenge: string) =>
+      as(session).post('/users/me/passkeys', {
+        response: new PasskeyAuthenticator(APP_ORIGIN).create({
+          ...(late.body.data.options as CreationOptions),
+          challenge,
+        }),
+      });
+    // One this service issued for this account, five minutes and more ago; one issued for
+    // another account, one for another ceremony, and one it never issued.
+    const issuedLongAgo = new Date(Date.now() - CHALLENGE_TTL_MS - 1000);
+    const other = await registerAndLogin(t, uniqueUser('other'));
+    for (const challenge of [
+      challenges.issue('registration', session.user.id, issuedLongAgo),
+      challenges.issue('registration', other.user.id),
+      challenges.issue('sign_in', null),
+      Buffer.alloc(32, 7).toString('base64url'),
+    ]) {
+      expectError(await answered(challenge), 401, 'INVALID_PASSKEY');
+    }
+    // The options' own challenge is still open: none of those used it up.
+    expect((await answered(late.body.data.options.challenge as string)).status).toBe(201);
   });
 
   it('signs in with a passkey alone, as login does: cookies, or the tokens with amr hwk', async () => {

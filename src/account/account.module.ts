@@ -3,6 +3,7 @@ import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MfaModule } from '../mfa/mfa.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
@@ -32,6 +33,7 @@ import { SessionsController } from './sessions.controller';
     AuditModule,
     ConfigSectionsModule,
     DatabaseModule,
+    IdentitiesModule,
     MailModule,
     MfaModule,
     PasskeysModule,

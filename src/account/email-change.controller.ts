@@ -53,11 +53,14 @@ export class EmailChangeController {
       'RATE_LIMITED with Retry-After while it waits), shared with login on every instance. ' +
       'The new address gets at most MAIL_RECIPIENT_LIMIT of these links in any ' +
       'MAIL_RECIPIENT_WINDOW seconds, whoever asks: past it 429 RATE_LIMITED with Retry-After, ' +
-      'nothing is mailed and the pending link stays.',
+      'nothing is mailed and the pending link stays. An account on an email domain that has ' +
+      "`sso_required` cannot move off it (to an address that domain's provider does not " +
+      'sign in): 403 SSO_REQUIRED.',
   })
   @ApiEnvelope(200, SENT)
   @ApiErrors(
     'INVALID_PASSWORD',
+    'SSO_REQUIRED',
     'REGISTRATION_FAILED',
     'EMAIL_SERVICE_ERROR',
     'FORBIDDEN_ORIGIN',

@@ -6,6 +6,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
+import { SsoRequirement } from '../identities/sso-requirement';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { invalidLink } from '../tokens/invalid-link';
@@ -36,13 +37,15 @@ export class EmailChangeService {
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
+    private readonly sso: SsoRequirement,
   ) {}
 
   /**
    * Mails the link to the new address; once it is sent, the user's earlier change links stop
    * working. An address another account has is 409 REGISTRATION_FAILED, as registration answers
    * it (that route already tells whether an address is taken; this one asks for a password
-   * first, and wrong ones are slowed down per account).
+   * first, and wrong ones are slowed down per account). 403 SSO_REQUIRED for moving an account
+   * off a domain that signs in through its provider only.
    */
   async request(
     userId: string,
@@ -54,6 +57,7 @@ export class EmailChangeService {
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     const user = await this.users.findById(userId);
     if (!user) throw new AppException('INVALID_TOKEN');
+    this.sso.refuseLeaving(user.email, newEmail);
     await this.currentPassword.confirm(user, password);
     const address = cleanEmail(newEmail);
     if (address === user.email) {

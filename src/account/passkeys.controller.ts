@@ -45,10 +45,11 @@ export class PasskeysController {
       "WebAuthn's `PublicKeyCredentialCreationOptionsJSON` for `startRegistration` of " +
       '@simplewebauthn/browser: relying party WEBAUTHN_RP_ID, a discoverable credential ' +
       "required, attestation `none`, the account's passkeys excluded. Its challenge is good " +
-      'once, for five minutes, on any instance. Takes no body.',
+      'once, for five minutes, on any instance. Takes no body. An account whose email domain ' +
+      'has `sso_required` is 403 SSO_REQUIRED: it signs in through its provider only.',
   })
   @ApiEnvelope(200, 'Create your passkey', { data: PasskeyCreationOptionsDataModel })
-  @ApiErrors('FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
+  @ApiErrors('FORBIDDEN_ORIGIN', 'SSO_REQUIRED', ...ANY_BODY, ...STORED)
   async options(@RequestUser() user: User): Promise<Envelope<PasskeyCreationOptionsDataModel>> {
     const options = await this.passkeys.registrationOptions(user);
     return ok('Create your passkey', { options: { ...options } });
@@ -62,11 +63,12 @@ export class PasskeysController {
       "Takes `{response, name?}`: WebAuthn's `RegistrationResponseJSON` as `startRegistration` " +
       'answers it, and a name (default `Passkey`). Any fault (a used or expired challenge, a ' +
       'page whose origin is not in WEBAUTHN_ORIGINS, a passkey registered already) is 401 ' +
-      'INVALID_PASSKEY. From then on a password login of the account asks for a second step, ' +
+      'INVALID_PASSKEY; an account whose email domain has `sso_required` is 403 ' +
+      'SSO_REQUIRED. From then on a password login of the account asks for a second step, ' +
       'which the passkey can answer.',
   })
   @ApiEnvelope(201, 'Passkey registered', { data: PasskeyDataModel })
-  @ApiErrors('INVALID_PASSKEY', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
+  @ApiErrors('INVALID_PASSKEY', 'FORBIDDEN_ORIGIN', 'SSO_REQUIRED', ...JSON_BODY, ...STORED)
   async register(
     @RequestUser() user: User,
     @Body() body: RegisterPasskeyDto,

@@ -5,6 +5,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { Database } from '../database/database.service';
+import { SsoRequirement } from '../identities/sso-requirement';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { PASSWORD } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
@@ -37,6 +38,7 @@ export class PasswordChangeService {
     private readonly verificationTokens: VerificationTokensService,
     private readonly notice: PasswordChangedNotice,
     private readonly audit: AuditTrail,
+    private readonly sso: SsoRequirement,
   ) {}
 
   async change(
@@ -48,6 +50,8 @@ export class PasswordChangeService {
     const stored = await this.users.findById(userId);
     // Deleted since the token check: the token names no account any more.
     if (!stored) throw new AppException('INVALID_TOKEN');
+    // Its domain signs in through its provider only: no password is set, new or changed.
+    this.sso.refuse(stored.email);
     await this.currentPassword.confirm(stored, currentPassword);
     if (matchesIdentity(newPassword, [stored.email, stored.username])) {
       throw new AppException('VALIDATION_ERROR', {

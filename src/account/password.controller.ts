@@ -37,10 +37,12 @@ export class PasswordController {
       'access token as a bearer header want that form: the token they sent stops working). ' +
       'Reset links and pending email changes stop working, and a notice goes to the account ' +
       "address. Wrong current passwords count towards the account's login slow-down (429 " +
-      'RATE_LIMITED with Retry-After while it waits), shared with login on every instance.',
+      'RATE_LIMITED with Retry-After while it waits), shared with login on every instance. ' +
+      'An account whose email domain has `sso_required` is 403 SSO_REQUIRED: it signs in ' +
+      'through its provider only.',
   })
   @ApiTokenDelivery('Password changed, other sessions signed out')
-  @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
+  @ApiErrors('INVALID_PASSWORD', 'FORBIDDEN_ORIGIN', 'SSO_REQUIRED', ...JSON_BODY, ...STORED)
   async changePassword(
     @RequestUser() user: User,
     @Body() body: ChangePasswordDto,

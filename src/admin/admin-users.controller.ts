@@ -212,11 +212,12 @@ export class AdminUsersController {
       'stop working. The body is optional; `applicationUrl` must be on an origin in ' +
       'APP_ORIGINS. Records `password_reset_requested` with the administrator as actor. ' +
       "Counted in the address's cap of reset mails with the ones the user asks for: past " +
-      'MAIL_RECIPIENT_LIMIT in MAIL_RECIPIENT_WINDOW seconds, 429 RATE_LIMITED with Retry-After.',
+      'MAIL_RECIPIENT_LIMIT in MAIL_RECIPIENT_WINDOW seconds, 429 RATE_LIMITED with Retry-After. ' +
+      'An account whose email domain has `sso_required` is 403 SSO_REQUIRED: it has no password.',
   })
   @ApiBody({ type: SendPasswordResetDto, required: false })
   @ApiEnvelope(200, 'Password reset email sent')
-  @ApiErrors('EMAIL_SERVICE_ERROR', ...CHANGE, ...JSON_BODY, ...TARGET)
+  @ApiErrors('EMAIL_SERVICE_ERROR', 'SSO_REQUIRED', ...CHANGE, ...JSON_BODY, ...TARGET)
   async sendUserPasswordReset(
     @RequestUser() admin: User,
     @Param('id') id: string,

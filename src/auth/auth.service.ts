@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { FederationConfig, MailConfig, SecurityConfig } from '../config/config.sections';
-import { requiredProviderFor } from '../config/sso-domains';
+import { MailConfig, SecurityConfig } from '../config/config.sections';
+import { SsoRequirement } from '../identities/sso-requirement';
 import { Database } from '../database/database.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
@@ -105,7 +105,7 @@ export class AuthService {
     private readonly codes: SecondFactorCodes,
     private readonly passkeys: PasskeyAssertions,
     security: SecurityConfig,
-    private readonly federation: FederationConfig,
+    private readonly sso: SsoRequirement,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
   }
@@ -234,9 +234,7 @@ export class AuthService {
    * nothing of any account (with ACCOUNT_ENUMERATION_PROTECTION too).
    */
   refuseSsoDomain(email: string): void {
-    if (requiredProviderFor(this.federation.providers, email)) {
-      throw new AppException('SSO_REQUIRED');
-    }
+    this.sso.refuse(email);
   }
 
   /**

@@ -124,12 +124,14 @@ export class EmailFlowsController {
       'whoever asks: past it 429 RATE_LIMITED with Retry-After, nothing is mailed and the link ' +
       'sent last keeps working. With ACCOUNT_ENUMERATION_PROTECTION=true every address gets ' +
       'the same 200 (never 404 or 503), the mail goes out after the answer if an account uses ' +
-      'the address, and the cap counts every address typed. ' +
+      'the address, and the cap counts every address typed. An address whose email domain ' +
+      'has `sso_required` is 403 SSO_REQUIRED, nothing mailed: it signs in through its ' +
+      'provider only, never with a password. ' +
       'The same operation answers at /auth/forgot-password and /email/forgot-password, with ' +
       'one rate-limit budget.',
   })
   @ApiEnvelope(200, 'Password reset email sent')
-  @ApiErrors('USER_NOT_FOUND', 'EMAIL_SERVICE_ERROR', ...JSON_BODY, ...STORED)
+  @ApiErrors('USER_NOT_FOUND', 'SSO_REQUIRED', 'EMAIL_SERVICE_ERROR', ...JSON_BODY, ...STORED)
   async forgotPassword(
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
@@ -155,6 +157,8 @@ export class EmailFlowsController {
       '`{ token, newPassword }` sets the password, ends every session of the user, clears ' +
       'the cookies (the Set-Cookie header applies to this variant only) and mails the account ' +
       'the "your password was changed" notice (the answer does not depend on that mail). ' +
+      'Either is 403 SSO_REQUIRED for an account (or address) whose email domain has ' +
+      '`sso_required`, and the link stays unused. ' +
       'The same operation answers at /auth/reset-password, /email/reset-password and ' +
       '/email/reset, with one rate-limit budget.',
   })
@@ -167,7 +171,14 @@ export class EmailFlowsController {
   @ApiEnvelope(200, 'Password has been reset. Log in with the new password.', {
     headers: CLEAR_COOKIES,
   })
-  @ApiErrors('INVALID_TOKEN', 'USER_NOT_FOUND', 'EMAIL_SERVICE_ERROR', ...JSON_BODY, ...STORED)
+  @ApiErrors(
+    'INVALID_TOKEN',
+    'USER_NOT_FOUND',
+    'SSO_REQUIRED',
+    'EMAIL_SERVICE_ERROR',
+    ...JSON_BODY,
+    ...STORED,
+  )
   async resetPassword(
     @Body(ResetPasswordBodyPipe) body: ResetRequestDto | ResetConfirmDto,
     @Res({ passthrough: true }) res: HttpResponse,

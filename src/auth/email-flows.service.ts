@@ -7,6 +7,7 @@ import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation
 import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { isForeignKeyViolation } from '../database/database-errors';
+import { SsoRequirement } from '../identities/sso-requirement';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
 import { SessionsService } from '../sessions/sessions.service';
@@ -47,6 +48,7 @@ export class EmailFlowsService {
     private readonly passwordChanged: PasswordChangedNotice,
     private readonly afterAnswer: AfterAnswer,
     private readonly mailboxProof: MailboxProof,
+    private readonly sso: SsoRequirement,
     security: SecurityConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
@@ -108,13 +110,16 @@ export class EmailFlowsService {
 
   /**
    * A new link retires the older ones once it has been sent; 404 when no account uses the email,
-   * 429 when the address has had its reset mails for now (and the older link stays).
+   * 429 when the address has had its reset mails for now (and the older link stays); 403
+   * SSO_REQUIRED, with no mail, for an address whose domain signs in through its provider only
+   * (a password would be a way around it).
    */
   async requestPasswordReset(
     email: string,
     applicationUrl?: string,
     client?: ClientInfo,
   ): Promise<MailRequest> {
+    this.sso.refuse(email);
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     if (this.hideAccounts) {
       await this.cap.take('password_reset', email);
@@ -142,6 +147,7 @@ export class EmailFlowsService {
     client: ClientInfo,
     actorId: string,
   ): Promise<void> {
+    this.sso.refuse(user.email);
     const url = this.applicationUrls.check(applicationUrl, 'applicationUrl');
     await this.cap.take('password_reset', user.email);
     await this.mailPasswordReset(user, url, client, actorId);
@@ -175,6 +181,8 @@ export class EmailFlowsService {
       if (!row) throw await this.refusedLink(manager, refusal, 'password_reset');
       const userId = row.userId;
       const owner = await this.users.findIn(manager, userId);
+      // A link mailed before the domain became SSO-only: refused, and left unused (rollback).
+      if (owner) this.sso.refuse(owner.email);
       if (owner && matchesIdentity(newPassword, [owner.email, owner.username])) {
         throw new AppException('VALIDATION_ERROR', {
           details: [{ field: 'newPassword', message: IDENTITY_PASSWORD_MESSAGE('newPassword') }],

@@ -69,11 +69,13 @@ export class PasskeySignInController {
       'synced between devices). Any fault (an unknown passkey, a bad signature, a page whose ' +
       'origin is not in WEBAUTHN_ORIGINS, a used or expired challenge, a signature counter ' +
       'that went back, no user verification, a disabled account) is 401 INVALID_PASSKEY. ' +
-      'Shares the strict rate limit of login.',
+      'The passkey of an account whose email domain has `sso_required` is 403 SSO_REQUIRED, ' +
+      'no session started: it signs in through its provider only. Shares the strict rate ' +
+      'limit of login.',
   })
   @ApiPublic()
   @ApiTokenDelivery('Login successful')
-  @ApiErrors('INVALID_PASSKEY', 'RATE_LIMITED', ...JSON_BODY, ...STORED)
+  @ApiErrors('INVALID_PASSKEY', 'SSO_REQUIRED', 'RATE_LIMITED', ...JSON_BODY, ...STORED)
   async verify(
     @Body() body: PasskeySignInDto,
     @TokenDelivery() delivery: TokenDeliveryMode,

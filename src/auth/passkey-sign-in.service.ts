@@ -28,12 +28,16 @@ export class PasskeySignIn {
 
   /**
    * 401 INVALID_PASSKEY for any fault, a disabled account's passkey included: nothing tells a
-   * holder of someone's credential more than that it did not work.
+   * holder of someone's credential more than that it did not work. 403 SSO_REQUIRED, and no
+   * session, for an account whose address must sign in through its domain's provider: the
+   * passkey names the account, so its address is judged once the passkey has proven it (a
+   * passkey added before the rule, or before the domain's provider was marked the only way in).
    */
   async signIn(response: AuthenticationResponseDto, client: ClientInfo): Promise<Session> {
     const proven = await this.assertions.verify('sign_in', null, response, client);
     const user = await this.users.findById(proven.userId);
     if (!user || user.disabledAt) throw new AppException('INVALID_PASSKEY');
+    this.auth.refuseSsoDomain(user.email);
     try {
       return await this.auth.startSession(user, PASSKEY(proven.method), client);
     } catch (error) {

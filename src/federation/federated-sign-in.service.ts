@@ -16,8 +16,7 @@ import { FederationOutcome, Metrics } from '../metrics/metrics.service';
 import { normalizeEmail, USERNAME_PATTERN } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, UsersService } from '../users/users.service';
-import { FederationState } from './federation-state.entity';
-import { FederationStates } from './federation-states.service';
+import { Flow, FederationStates } from './federation-states.service';
 import { ProviderProfile } from './provider-profile';
 import { ProviderClients } from './provider-clients.service';
 
@@ -70,7 +69,7 @@ export class FederatedSignIn {
   ): Promise<string> {
     const { client } = this.providers.get(providerId);
     const target = this.applicationUrls.check(redirectTo, 'redirect_to')!;
-    const flow = await this.states.open({
+    const flow = this.states.open({
       provider: providerId,
       purpose: linkingUser ? 'link' : 'sign_in',
       userId: linkingUser?.id ?? null,
@@ -106,13 +105,14 @@ export class FederatedSignIn {
       if (back === undefined) throw new AppException('PROVIDER_ERROR');
       return { kind: 'error', redirectTo: back, error: 'PROVIDER_ERROR' };
     }
-    const outcome = await this.conclude(flow, query, client);
+    const outcome = await this.conclude(state!, flow, query, client);
     this.metrics.federated(metricOf(outcome));
     return outcome;
   }
 
   private async conclude(
-    flow: FederationState,
+    state: string,
+    flow: Flow,
     query: URLSearchParams,
     client: ClientInfo,
   ): Promise<CallbackOutcome> {
@@ -126,12 +126,17 @@ export class FederatedSignIn {
     try {
       const { client: provider } = this.providers.get(flow.provider);
       profile = await provider.profile(query, {
-        state: query.get('state')!,
+        state,
         nonce: flow.nonce,
         codeVerifier: flow.codeVerifier,
       });
     } catch (error) {
       return refused('PROVIDER_ERROR', `answer refused: ${describe(error)}`);
+    }
+    // Recorded once the provider has vouched (its code exchanged): a refused or forged callback
+    // writes nothing, and of two with this state only one gets past here.
+    if (!(await this.states.finish(state, flow))) {
+      return refused('PROVIDER_ERROR', 'its flow was finished by another callback');
     }
     // An address registration would refuse (`x@corp.example>,y`) is no address: stored, it
     // would reach mail headers and lookups that assume the registration rules.
@@ -181,7 +186,7 @@ export class FederatedSignIn {
   }
 
   private async link(
-    flow: FederationState,
+    flow: Flow,
     profile: ProviderProfile,
     client: ClientInfo,
     refused: (error: RedirectError, detail: string) => Promise<CallbackOutcome>,

@@ -30,6 +30,7 @@ import { callbackRedirect } from './callback-redirect';
 import { SsoStartDto } from './dto/federation-bodies.dto';
 import { FederatedSignIn } from './federated-sign-in.service';
 import { ProvidersDataModel, SsoStartDataModel } from './federation.view';
+import { MAX_REDIRECT_LENGTH } from './federation-states.service';
 import { FlowCookie } from './flow-cookie';
 import { ApiProviderCallback, ApiProviderRedirect } from './provider-redirects.decorator';
 import { providerForEmail } from '../config/sso-domains';
@@ -85,8 +86,9 @@ export class FederationController {
     operationId: 'startProviderSignIn',
     summary: 'Sign in with an identity provider (a browser navigation)',
     description:
-      '302 to the provider (authorization code with PKCE, `state` and `nonce`, kept by the ' +
-      'service for ten minutes and bound to this browser by an HttpOnly cookie). The provider ' +
+      '302 to the provider (authorization code with PKCE, `state` and `nonce`, the flow sealed ' +
+      'in `state`, good for ten minutes and once, bound to this browser by an HttpOnly cookie; ' +
+      'nothing stored). `redirect_to` is at most 2048 characters. The provider ' +
       'comes back to `/auth/providers/:id/callback`, which ends at `redirect_to`.',
   })
   @ApiParam(PROVIDER_ID)
@@ -157,9 +159,11 @@ export class FederationController {
   }
 }
 
-/** 400 VALIDATION_ERROR for a missing or repeated `redirect_to`. */
+/** 400 VALIDATION_ERROR for a missing, repeated or over-long `redirect_to`. */
 export function requiredRedirect(value: unknown): string {
-  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'string' && value !== '' && value.length <= MAX_REDIRECT_LENGTH) {
+    return value;
+  }
   throw new AppException('VALIDATION_ERROR', {
     details: [{ field: 'redirect_to', message: 'redirect_to must be an app URL' }],
   });

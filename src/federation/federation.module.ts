@@ -10,7 +10,7 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
 import { UsersModule } from '../users/users.module';
 import { FederatedSignIn } from './federated-sign-in.service';
-import { FederationState } from './federation-state.entity';
+import { FinishedFlow } from './finished-flow.entity';
 import { FederationStates } from './federation-states.service';
 import { FederationController } from './federation.controller';
 import { FlowCookie } from './flow-cookie';
@@ -33,7 +33,7 @@ import { ProviderClients } from './provider-clients.service';
     MetricsModule,
     PasskeysModule,
     UsersModule,
-    TypeOrmModule.forFeature([FederationState]),
+    TypeOrmModule.forFeature([FinishedFlow]),
   ],
   controllers: [FederationController, IdentitiesController],
   providers: [FederatedSignIn, FederationStates, FlowCookie, IdentityLinks, ProviderClients],

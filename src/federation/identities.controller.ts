@@ -10,6 +10,7 @@ import {
   Res,
 } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AppNavigation } from '../auth/decorators/app-navigation.decorator';
 import { Authenticated } from '../auth/decorators/authenticated.decorator';
 import { RecentlyAuthenticated } from '../auth/guards/second-factor.guard';
 import { Envelope, ok } from '../common/http/envelope';
@@ -71,6 +72,7 @@ export class IdentitiesController {
   @Get(':id/start')
   @Redirect()
   @RecentlyAuthenticated()
+  @AppNavigation()
   @ApiOperation({
     operationId: 'startIdentityLink',
     summary: 'Link an identity provider to your account (a browser navigation)',
@@ -79,7 +81,10 @@ export class IdentitiesController {
       '`?error=ACCOUNT_EXISTS` when that identity belongs to another account or the account ' +
       'already has one of this provider, `?error=PROVIDER_ERROR` otherwise, also when every ' +
       'session of the account was ended meanwhile, by a reset for one). Signed in by the ' +
-      'access-token cookie, recently. The account is mailed a notice once linked.',
+      'access-token cookie, recently, and started from the app: a navigation another site ' +
+      'made (`Sec-Fetch-Site: cross-site`), one typed or opened from outside the browser ' +
+      '(`none`) or a request with an `Origin` outside APP_ORIGINS is 403 FORBIDDEN_ORIGIN. ' +
+      'The account is mailed a notice once linked.',
   })
   @ApiParam(PROVIDER_ID)
   @ApiQuery(REDIRECT_TO)

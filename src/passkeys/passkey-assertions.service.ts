@@ -44,13 +44,14 @@ export class PasskeyAssertions {
     private readonly metrics: Metrics,
   ) {}
 
-  async signInOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const challenge = await this.challenges.issue('sign_in', null);
+  /** Writes nothing: the challenge carries its own proof (WebAuthnChallenges). */
+  signInOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const challenge = this.challenges.issue('sign_in', null);
     return this.relyingParty.authenticationOptions(challenge, [], 'required');
   }
 
   async secondFactorOptions(userId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const challenge = await this.challenges.issue('second_factor', userId);
+    const challenge = this.challenges.issue('second_factor', userId);
     const owned = await this.database.run((manager) =>
       manager.withRepository(this.passkeys).findBy({ userId }),
     );

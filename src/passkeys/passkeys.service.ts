@@ -9,6 +9,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
 import { IdentitiesService } from '../identities/identities.service';
+import { SsoRequirement } from '../identities/sso-requirement';
 import { hashToken } from '../tokens/token-hash';
 import { User, hasPassword } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
@@ -44,6 +45,7 @@ export class PasskeysService {
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
     private readonly identities: IdentitiesService,
+    private readonly sso: SsoRequirement,
   ) {}
 
   /** Oldest first. */
@@ -61,8 +63,13 @@ export class PasskeysService {
     );
   }
 
+  /**
+   * 403 SSO_REQUIRED for an account whose address must sign in through its domain's provider:
+   * a passkey would be a way in that the organisation cannot switch off.
+   */
   async registrationOptions(user: User): Promise<PublicKeyCredentialCreationOptionsJSON> {
-    const challenge = await this.challenges.issue('registration', user.id);
+    this.sso.refuse(user.email);
+    const challenge = this.challenges.issue('registration', user.id);
     const existing = await this.list(user.id);
     return this.relyingParty.registrationOptions(
       { handle: userHandleOf(user.id), name: user.email, displayName: user.username },
@@ -73,7 +80,8 @@ export class PasskeysService {
 
   /**
    * The browser's answer to `registrationOptions`: its challenge is used up first, then the
-   * attestation is checked; any fault is 401 INVALID_PASSKEY (and audited).
+   * attestation is checked; any fault is 401 INVALID_PASSKEY (and audited). 403 SSO_REQUIRED as
+   * for the options: the domain may have become SSO-only since they were handed out.
    */
   async register(
     user: User,
@@ -81,6 +89,7 @@ export class PasskeysService {
     name: string | undefined,
     client: ClientInfo,
   ): Promise<Passkey> {
+    this.sso.refuse(user.email);
     const challenge = challengeOf(response.response.clientDataJSON);
     let passkey: Passkey;
     try {

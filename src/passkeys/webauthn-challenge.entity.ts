@@ -4,8 +4,8 @@ export const CEREMONIES = ['registration', 'sign_in', 'second_factor'] as const;
 export type Ceremony = (typeof CEREMONIES)[number];
 
 /**
- * A challenge handed to a browser for one ceremony: only its SHA-256 is stored, it is good for
- * one answer, for a few minutes, and only for the ceremony (and user) it was issued for.
+ * A challenge that has been answered (WebAuthnChallenges carries open ones in the challenge
+ * itself): only its SHA-256 is stored, until it expires, so that it is good for one answer.
  */
 @Entity({ name: 'webauthn_challenges' })
 export class WebAuthnChallenge {

@@ -3,9 +3,11 @@ import * as jwt from 'jsonwebtoken';
 import { IdentityProviderProcess, startIdentityProvider } from '../support/identity-provider';
 import {
   Harness,
+  VIEWPORTS,
   axeViolations,
   logInThroughPage,
   openApp,
+  placeOf,
   resultAfter,
   resultOf,
   startHarness,
@@ -19,6 +21,8 @@ import {
  */
 const LINK_REFUSED =
   'That provider account is linked to another account already, or yours already has one from this provider: nothing was linked.';
+/** What the account page says back from linking Corp ID. */
+const LINKED = 'Corp ID is linked: you can sign in with it from now on.';
 
 /**
  * Issue 26: "Sign in with <name>" in the example app, in Chromium, through a real OpenID
@@ -49,6 +53,17 @@ describe('identity providers in the example app', () => {
           issuer: idp.issuer,
           client_id: 'example-app',
           client_secret: 'example-secret-0123456789',
+        },
+        {
+          // An organisation whose provider is the only way in for its addresses.
+          id: 'strict',
+          type: 'oidc',
+          name: 'Strict Co',
+          issuer: idp.issuer,
+          client_id: 'example-app',
+          client_secret: 'example-secret-0123456789',
+          domains: ['strict.example'],
+          sso_required: true,
         },
       ]),
     });
@@ -144,7 +159,9 @@ describe('identity providers in the example app', () => {
     );
     await page.waitForSelector('#signed-in:not([hidden])');
     await page.waitForSelector('#identity-list li[data-identity="corp"]');
-    expect(await resultOf(page, 'identities')).toBe('');
+    await page.waitForSelector('#identities-result:not(:empty)');
+    expect(await resultOf(page, 'identities')).toBe(LINKED);
+    expect(page.url()).toBe(`${h.spa.url}/`);
 
     // The same identity of the provider, linked to another account (another browser: the
     // provider's own session is not this one's): refused, and said on the card.
@@ -170,4 +187,129 @@ describe('identity providers in the example app', () => {
       await other.close();
     }
   });
+
+  /** A fresh account of the app's own (email and password), logged in on `page`. */
+  async function loggedIn(page: Page, tag: string) {
+    const credentials = {
+      email: `${tag}${process.pid}-${Date.now()}@example.com`,
+      username: `${tag}${Date.now()}`,
+      password: 'correct horse',
+    };
+    await h.t.http().post('/api/v1/auth/register').send(credentials).expect(201);
+    await logInThroughPage(page, credentials);
+    return credentials;
+  }
+
+  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+    /**
+     * Issue 32: "Continue with your work email" sends an organisation's address to its own
+     * provider (POST /auth/sso/start), and says so when the address has none.
+     */
+    it(`offers "Continue with your work email", which takes an organisation's address to its provider (${size})`, async () => {
+      const { page } = await openApp(context, h.spa.url);
+      await page.setViewportSize(viewport);
+      await page.click('#other-ways a:has-text("Continue with your work email")');
+      await page.waitForSelector('#task-work-email:not([hidden])');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
+        'Continue with your work email',
+      );
+      expect(await axeViolations(page)).toEqual([]);
+
+      await page.fill('#work-email-email', `ann${Date.now()}@example.com`);
+      expect(
+        await resultAfter(page, 'work-email-form', () =>
+          page.click('#work-email-form [type=submit]'),
+        ),
+      ).toBe(
+        'No organisation sign-in is set up for this address. Log in with your password, or another way.',
+      );
+
+      const email = `ann${process.pid}-${Date.now()}@strict.example`;
+      await page.fill('#work-email-email', email);
+      await page.click('#work-email-form [type=submit]');
+      await page.waitForURL((url) => url.href.startsWith(idp.issuer));
+      await page.fill('input[name="login"]', `w-${Date.now()}:${email}:1`);
+      await page.fill('input[name="password"]', 'any');
+      await page.click('button[type="submit"]');
+      await page.waitForSelector('button:has-text("Continue")');
+      await page.click('button[type="submit"]');
+      await page.waitForSelector('#signed-in:not([hidden])');
+      expect(await page.innerText('#user')).toContain(email);
+      await page.waitForSelector('#identity-list li[data-identity="strict"]');
+    });
+
+    /**
+     * Issue 32: an address whose organisation signs in only with its provider is refused a
+     * password; the page names that provider and puts its button right under the words.
+     */
+    it(`names the organisation's provider, with its button, when its address must use it (${size})`, async () => {
+      const { page } = await openApp(context, h.spa.url);
+      await page.setViewportSize(viewport);
+      await page.fill('#login-email', 'bo@strict.example');
+      await page.fill('#login-password', 'correct horse');
+      expect(
+        await resultAfter(page, 'login-form', () => page.click('#login-form [type=submit]')),
+      ).toBe('Your organisation signs you in with Strict Co: use its button below.');
+      const go = '#login-form-result + button';
+      expect(await page.textContent(go)).toBe('Continue with Strict Co');
+      expect((await placeOf(page, go)).inView).toBe(true);
+      expect(await axeViolations(page)).toEqual([]);
+
+      // The reset mail is refused alike, said the same way where it was asked for.
+      await page.click('a[href="#forgot-password"]');
+      await page.fill('#forgot-email', 'bo@strict.example');
+      expect(
+        await resultAfter(page, 'forgot-form', () => page.click('#forgot-form [type=submit]')),
+      ).toBe('Your organisation signs you in with Strict Co: use its button below.');
+      await page.click('#forgot-form-result + button');
+      await page.waitForURL((url) => url.href.startsWith(idp.issuer));
+    });
+
+    /**
+     * Issue 32: the link's start rides on the SameSite=Lax cookie, which a navigation from any
+     * site carries. Another site's page sending the browser there is refused; the app's own
+     * button (another port of the same host: same-site) still links, and says so.
+     */
+    it(`refuses a link another site's page starts, and links from the app's own button (${size})`, async () => {
+      const { page } = await openApp(context, h.spa.url);
+      await page.setViewportSize(viewport);
+      await loggedIn(page, 'crosssite');
+      await page.waitForSelector('#identities:not([hidden]) #identity-link button');
+
+      const start = `${h.apiUrl}/users/me/identities/corp/start?redirect_to=${encodeURIComponent(
+        `${h.spa.url}/`,
+      )}`;
+      const foreign = await context.newPage();
+      await foreign.goto(`${h.foreign.url}/favicon.svg`);
+      const [refused] = await Promise.all([
+        foreign.waitForResponse((response) => response.url().startsWith(start)),
+        foreign.evaluate((url) => location.assign(url), start),
+      ]);
+      expect((await refused.request().allHeaders())['sec-fetch-site']).toBe('cross-site');
+      expect(refused.status()).toBe(403);
+      expect(((await refused.json()) as { error: string }).error).toBe('FORBIDDEN_ORIGIN');
+      await foreign.waitForLoadState();
+      expect(foreign.url().startsWith(idp.issuer)).toBe(false);
+      await foreign.close();
+
+      const [sent] = await Promise.all([
+        page.waitForRequest((request) => request.url().includes('/users/me/identities/corp/start')),
+        throughProvider(
+          page,
+          '#identity-link button:has-text("Link Corp ID")',
+          `c-${Date.now()}:c${Date.now()}@corp.example:1`,
+        ),
+      ]);
+      expect((await sent.allHeaders())['sec-fetch-site']).toBe('same-site');
+      await page.waitForSelector('#identity-list li[data-identity="corp"]');
+      await page.waitForSelector('#identities-result:not(:empty)');
+      const place = await placeOf(page, '#identities-result');
+      expect({ text: await resultOf(page, 'identities'), ...place }).toMatchObject({
+        text: LINKED,
+        inView: true,
+        focused: true,
+      });
+      expect(await axeViolations(page)).toEqual([]);
+    });
+  }
 });

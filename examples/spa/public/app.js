@@ -29,7 +29,14 @@ window.auth = auth;
 const $ = (selector) => document.querySelector(selector);
 const VIEWS = ['#signed-out', '#second-step', '#signed-in', '#unavailable', '#reset'];
 /** The signed-out tasks, one on screen at a time, each at its own address (`/#create-account`). */
-const TASKS = ['log-in', 'email-code', 'create-account', 'forgot-password', 'resend-verification'];
+const TASKS = [
+  'log-in',
+  'email-code',
+  'work-email',
+  'create-account',
+  'forgot-password',
+  'resend-verification',
+];
 const FORMS = [...document.querySelectorAll('form[data-task]')];
 const link = (path) => `${location.origin}${path}`;
 /** The reset token of the link that opened the page; kept in memory, never in the address bar. */
@@ -172,10 +179,16 @@ async function showCurrentState(task) {
 
 /**
  * A failed form: the words for each field it is about beside that field (the focus on the first),
- * the rest in the form's result. A wrong code is selected, ready for the next one.
+ * the rest in the form's result. A wrong code is selected, ready for the next one. An address
+ * whose organisation signs in with its own provider is told which, with its button.
  */
-function failed(form, error) {
+async function failed(form, error) {
   const task = form.dataset.task;
+  const email = form.elements.email?.value.trim();
+  if (error instanceof AuthError && error.code === 'SSO_REQUIRED' && email) {
+    await identityProviders.sayUseProvider(form, email, task);
+    return;
+  }
   const words = fieldWords(error, fieldsOf(form), task);
   const about = Object.keys(words);
   const unplaced = (error instanceof AuthError ? error.details : []).some(
@@ -199,7 +212,7 @@ function onSubmit(selector, busyLabel, run) {
       try {
         await run(valuesOf(form), form);
       } catch (error) {
-        failed(form, error);
+        await failed(form, error);
       }
     });
   });
@@ -485,7 +498,11 @@ async function offerSignInMethods() {
   }
 }
 
-const identityProviders = wireIdentityProviders({ auth, withStepUp: secondFactor.withStepUp });
+const identityProviders = wireIdentityProviders({
+  auth,
+  withStepUp: secondFactor.withStepUp,
+  onSubmit,
+});
 
 for (const form of FORMS) resultArea(form);
 for (const card of document.querySelectorAll('.card, #unavailable')) resultArea(card);
@@ -531,5 +548,6 @@ else if (providerReturn.kind === 'second_factor') {
   await showCurrentState();
   if (token) say(pageRegion(), 'This link is not one this app knows.');
   if (providerReturn.kind === 'error') identityProviders.sayReturnError($('#signed-out').hidden);
+  else identityProviders.sayLinked();
 }
 document.body.dataset.ready = 'true';

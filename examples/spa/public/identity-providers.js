@@ -1,20 +1,23 @@
-// Identity providers: a "Sign in with <name>" button per provider the service lists, what the
-// round trip left in the address when the browser comes back, and, on the account page, the
-// linked providers with link and unlink buttons.
+// Identity providers: a "Sign in with <name>" button per provider the service lists, "Continue
+// with your work email" (the address's organisation, if it has its own sign-in), what the round
+// trip left in the address when the browser comes back, and, on the account page, the linked
+// providers with link and unlink buttons.
 import { AuthError } from './sdk/index.js';
-import { describe } from './messages.js';
+import { describe, ssoRequiredWords } from './messages.js';
 import { whileBusy } from './forms.js';
-import { clearResults, say } from './results.js';
+import { clearResults, resultArea, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
 
 /** The codes a refused round trip may leave in the address; any other reads as PROVIDER_ERROR. */
 const RETURN_CODES = ['ACCOUNT_EXISTS', 'PROVIDER_ERROR', 'SSO_REQUIRED', 'ACCOUNT_DISABLED'];
 
-export function wireIdentityProviders({ auth, withStepUp }) {
+export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
   const card = $('#identities');
   /** The code the last round trip came back with, until it is said. */
   let returnError = null;
+  /** The provider a link's round trip came back from (`?linked=<id>`), until it is said. */
+  let linkedReturn = null;
   /** Where every round trip comes back to: this page. */
   const back = `${location.origin}/`;
   let providers = [];
@@ -41,18 +44,75 @@ export function wireIdentityProviders({ auth, withStepUp }) {
         ),
       ),
     );
+    // An organisation's own sign-in is one of these providers: none listed, none to find.
+    $('#work-email-link').hidden = providers.length === 0;
+  }
+
+  /** The address's organisation, when its domain has a provider: its name and where to go. */
+  async function organisationOf(email) {
+    try {
+      const { data } = await auth.startSingleSignOn({ email, redirectTo: back });
+      const provider = providers.find((p) => p.id === data.provider);
+      return provider ? { name: provider.name, url: data.url } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  onSubmit('#work-email-form', 'Finding your organisation…', async (values) => {
+    const { data } = await auth.startSingleSignOn({ email: values.email, redirectTo: back });
+    location.assign(data.url);
+  });
+
+  /**
+   * SSO_REQUIRED for a typed address, said in `region`: its organisation's provider named, and
+   * its button right below the words. Without the provider, the words alone.
+   */
+  async function sayUseProvider(region, email, task) {
+    const organisation = await organisationOf(email);
+    if (!organisation) {
+      say(region, describe(new AuthError('SSO_REQUIRED', '', 403), task));
+      return;
+    }
+    say(region, ssoRequiredWords(organisation.name));
+    const go = button(`Continue with ${organisation.name}`, 'secondary result-action', () =>
+      location.assign(organisation.url),
+    );
+    resultArea(region).after(go);
   }
 
   /** Reads the address the provider's round trip came back to, then clears it. */
   function readReturn() {
     const result = auth.readProviderReturn(location.href);
-    if (location.search.includes('error=') || location.hash.includes('mfa_required')) {
+    const linked = new URLSearchParams(location.search).get('linked');
+    if (
+      location.search.includes('error=') ||
+      linked !== null ||
+      location.hash.includes('mfa_required')
+    ) {
       history.replaceState(null, '', location.pathname);
     }
     if (result.kind === 'error') {
       returnError = RETURN_CODES.includes(result.error) ? result.error : 'PROVIDER_ERROR';
+    } else if (linked) {
+      linkedReturn = linked;
     }
     return result;
+  }
+
+  /**
+   * Back from linking, on the account page: said on the card, once its list shows the provider
+   * (the address alone proves nothing: anyone can write `?linked=`).
+   */
+  function sayLinked() {
+    const id = linkedReturn;
+    linkedReturn = null;
+    const listed = [...card.querySelectorAll('#identity-list li')].some(
+      (item) => item.dataset.identity === id,
+    );
+    if (!id || !listed || $('#signed-in').hidden) return;
+    const name = providers.find((p) => p.id === id)?.name ?? id;
+    say(card, `${name} is linked: you can sign in with it from now on.`, 'success');
   }
 
   /** Says why the round trip failed: on the account page for a link, else beside the sign-in. */
@@ -99,8 +159,14 @@ export function wireIdentityProviders({ auth, withStepUp }) {
       $('#identity-link').replaceChildren(
         ...unlinked.map((provider) =>
           // Linking needs a recent sign-in (STEP_UP_MAX_AGE): sign in again first if it is old.
+          // It comes back to `?linked=<id>`, so the page says what happened.
           button(`Link ${provider.name}`, 'secondary', () =>
-            location.assign(auth.linkIdentityUrl(provider.id, back)),
+            location.assign(
+              auth.linkIdentityUrl(
+                provider.id,
+                `${back}?linked=${encodeURIComponent(provider.id)}`,
+              ),
+            ),
           ),
         ),
       );
@@ -112,5 +178,5 @@ export function wireIdentityProviders({ auth, withStepUp }) {
     }
   }
 
-  return { loadProviders, readReturn, sayReturnError, load };
+  return { loadProviders, readReturn, sayReturnError, sayLinked, sayUseProvider, load };
 }

@@ -89,7 +89,19 @@ const CODE_WORDS = {
   },
   USER_NOT_FOUND: 'No account uses this email address. Check it, or create an account.',
   ACCOUNT_DISABLED: 'This account has been disabled. Contact the people who run this site.',
-  SSO_REQUIRED: 'Your organisation signs you in with its own sign-in: use its button below.',
+  // Named by ssoRequiredWords where the app can tell the provider (the address was typed).
+  SSO_REQUIRED: {
+    '*': 'Your organisation signs you in with its own sign-in: use its button below.',
+    passkey: 'Your organisation signs you in with its own sign-in only: no passkey can be added.',
+    password: 'Your organisation signs you in with its own sign-in only: there is no password.',
+    reset: 'Your organisation signs you in with its own sign-in only: there is no password.',
+    'email-change': 'Your organisation signs you in with its own sign-in: keep its address.',
+  },
+  SSO_NOT_CONFIGURED: {
+    '*': 'No organisation sign-in is set up for this address.',
+    'work-email':
+      'No organisation sign-in is set up for this address. Log in with your password, or another way.',
+  },
   ACCOUNT_EXISTS: {
     '*': 'An account with this email already exists. Sign in to it, then link the provider from your account page.',
     link: 'That provider account is linked to another account already, or yours already has one from this provider: nothing was linked.',
@@ -135,6 +147,14 @@ const LINK_WORDS = {
     used: 'This confirmation link was already used, or a later change to your account cancelled it.',
   },
 };
+
+/**
+ * SSO_REQUIRED where the provider is known (the typed address's, from POST /auth/sso/start): its
+ * button comes right below these words.
+ */
+export function ssoRequiredWords(providerName) {
+  return `Your organisation signs you in with ${providerName}: use its button below.`;
+}
 
 /** "in 42 seconds", "in 3 minutes": the wait a 429 or 503 named. */
 export function waitText(seconds) {

@@ -35,10 +35,11 @@ export function say(region, text, kind = 'error', { focus = true } = {}) {
   }
 }
 
-/** Empties the region's result area (and every area inside it). */
+/** Empties the region's result area (and every area inside it), and takes its buttons away. */
 export function clearResults(region) {
   for (const area of region.querySelectorAll('.result')) {
     area.textContent = '';
     area.className = 'result';
   }
+  for (const action of region.querySelectorAll('.result-action')) action.remove();
 }

@@ -1,25 +1,33 @@
 import { ExecutionContext, Injectable, Optional, Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { AuthGuard, IAuthGuard } from '@nestjs/passport';
 import { HttpRequest } from '../../common/http/http-request';
 import { AppException } from '../../common/errors/app.exception';
 import { OriginPolicy } from '../../common/http/origin.policy';
+import { RouteMetadataCache } from '../../common/throttling/route-metadata.cache';
 import { Metrics } from '../../metrics/metrics.service';
 import { ACCESS_STRATEGY } from '../strategies/access-token.strategy';
 import { REFRESH_STRATEGY } from '../strategies/refresh-token.strategy';
 import { accessToken, bearerToken, refreshToken } from '../strategies/token-extractors';
 import { AuthCookies } from '../auth-cookies.service';
+import { APP_NAVIGATION } from '../decorators/app-navigation.decorator';
 
 /**
  * A passport guard that answers every failure with `401 INVALID_TOKEN`, and refuses a
- * cookie-authenticated state change from a foreign origin (CSRF) before looking at the token.
+ * cookie-authenticated state change from a foreign origin (CSRF) before looking at the token: a
+ * POST and the like from a page not on the allow-list, or a navigation of `@AppNavigation()`
+ * from anywhere but the app's own pages.
  */
 function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
   const refreshOnly = strategies.length === 1 && strategies[0] === REFRESH_STRATEGY;
 
   @Injectable()
   class TokenGuard extends AuthGuard(strategies) {
+    private readonly reflector: Reflector;
+
     constructor(
       private readonly origins: OriginPolicy,
+      reflector: Reflector,
       // Only the refresh guard counts, and it lives in AuthModule, which has the metrics; the
       // access guard also serves modules that do not.
       @Optional() private readonly metrics?: Metrics,
@@ -27,6 +35,7 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
       @Optional() private readonly cookies?: AuthCookies,
     ) {
       super();
+      this.reflector = new RouteMetadataCache(reflector);
     }
 
     /**
@@ -43,10 +52,18 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
     override canActivate(context: ExecutionContext) {
       const req = context.switchToHttp().getRequest<HttpRequest>();
       const byCookie = refreshOnly || bearerToken(req) === null;
-      if (byCookie && this.origins.refusesChange(req)) {
+      if (byCookie && (this.origins.refusesChange(req) || this.refusesNavigation(context))) {
         throw new AppException('FORBIDDEN_ORIGIN');
       }
       return super.canActivate(context);
+    }
+
+    private refusesNavigation(context: ExecutionContext): boolean {
+      const marked = this.reflector.getAllAndOverride<boolean | undefined>(APP_NAVIGATION, [
+        context.getHandler(),
+        context.getClass(),
+      ]);
+      return marked === true && this.origins.refusesNavigation(context.switchToHttp().getRequest());
     }
 
     override handleRequest<T>(
