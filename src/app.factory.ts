@@ -2,6 +2,7 @@ import { INestApplication, LoggerService, NestApplicationOptions } from '@nestjs
 import { NestFactory } from '@nestjs/core';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { UnroutedLimit } from './common/throttling/unrouted-limit';
 import { ConfigSource } from './config/config-source';
 import { readHttpPlatform } from './config/config.loader';
 import { AppConfig } from './config/config.sections';
@@ -77,6 +78,7 @@ async function setUpApp(
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     apiDocs: config.apiDocs,
+    unroutedLimit: app.get(UnroutedLimit),
     observers: [
       ...(metrics.enabled ? [requestTiming(metrics)] : []),
       requestLog(await app.resolve(PinoLogger)),

@@ -49,6 +49,7 @@ export function expressPlatform(): HttpPlatformKit {
       app.use(
         inOrder([
           answerHeaders((address) => trust(address, 0), setup.observers),
+          countOptions(setup.unroutedLimit),
           browserCors(setup.corsOrigins),
           ...(setup.apiDocs ? [docsPolicy] : []),
           decodeUrl,
@@ -56,6 +57,7 @@ export function expressPlatform(): HttpPlatformKit {
           jsonBody(),
         ]),
       );
+      adapter.unroutedLimit = setup.unroutedLimit;
       adapter.configured = true;
       return Promise.resolve();
     },
@@ -65,6 +67,23 @@ export function expressPlatform(): HttpPlatformKit {
 
 class ServiceExpressAdapter extends ExpressAdapter {
   configured = false;
+  unroutedLimit: PlatformSetup['unroutedLimit'] | undefined;
+
+  /**
+   * Nest's not-found handler, behind the general rate limit: no guard runs for an unknown path.
+   * OPTIONS requests were counted before CORS (countOptions).
+   */
+  override setNotFoundHandler(handler: RequestHandler, prefix?: string): void {
+    const limit = this.unroutedLimit;
+    if (!limit) return void super.setNotFoundHandler(handler, prefix);
+    const counted: RequestHandler = (req, res, next) => {
+      if (req.method === 'OPTIONS') return void handler(req, res, next);
+      limit
+        .spend(req.ip ?? '', pathOf(req.originalUrl))
+        .then((refusal) => (refusal ? next(refusal) : void handler(req, res, next)), next);
+    };
+    super.setNotFoundHandler(counted, prefix);
+  }
 
   override close() {
     const stopSweeping = sweepIdleConnections(this.getHttpServer());
@@ -86,6 +105,18 @@ function inOrder(handlers: RequestHandler[]): RequestHandler {
       void handlers[index++](req, res, step);
     };
     step();
+  };
+}
+
+/**
+ * Every OPTIONS request spends from the general rate limit before CORS answers it: no route takes
+ * OPTIONS, so no guard would count it (one CORS does not answer goes on to the not-found handler,
+ * which leaves it alone).
+ */
+function countOptions(limit: PlatformSetup['unroutedLimit']): RequestHandler {
+  return (req, _res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    limit.spend(req.ip ?? '', pathOf(req.url)).then((refusal) => next(refusal), next);
   };
 }
 
