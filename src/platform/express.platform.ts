@@ -15,6 +15,7 @@ import {
 } from '../common/http/json-body';
 import { DOCS_PATH } from '../openapi/openapi.document';
 import { answerClientError } from './client-errors';
+import { drainRequest } from './request-drain';
 import {
   HttpPlatformKit,
   KEEP_ALIVE_MS,
@@ -208,13 +209,24 @@ function jsonBody(): RequestHandler {
       return next();
     }
     if (isUnreadableBody(req.headers)) return next(new AppException('UNSUPPORTED_MEDIA_TYPE'));
+    let answered = false;
     readText(req, res, (error?: unknown) => {
+      if (answered) return;
+      answered = true;
       if (error !== undefined) {
         const status = (error as { status?: unknown }).status;
         return next((typeof status === 'number' && exceptionForStatus(status)) || error);
       }
       req.body = parseJsonText(typeof req.body === 'string' ? req.body : '');
       next();
+    });
+    // body-parser reads a refused body to its end before answering (so the client, still
+    // sending, gets the answer); past the bound, the 413 goes out now and the connection closes.
+    drainRequest(req, (complete) => {
+      if (answered || complete) return;
+      answered = true;
+      res.setHeader('Connection', 'close');
+      next(new AppException('PAYLOAD_TOO_LARGE'));
     });
   };
 }

@@ -18,6 +18,7 @@ import { TrustFunction, trustFunction } from './trust-proxy';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { DOCS_PATH } from '../openapi/openapi.document';
 import { answerClientError } from './client-errors';
+import { drainRequest } from './request-drain';
 import {
   HttpPlatformKit,
   KEEP_ALIVE_MS,
@@ -64,6 +65,7 @@ export function fastifyPlatform(): HttpPlatformKit {
         done();
       });
       registerJsonBody(fastify);
+      answerAfterTheBody(fastify);
       await app.register(fastifyCookie);
       // A preflight without Access-Control-Request-Method is answered like any other request.
       const corsFor = corsOptionsFor(setup.corsOrigins);
@@ -130,6 +132,23 @@ function countOptions(adapter: ServiceFastifyAdapter, limit: PlatformSetup['unro
 function nestErrorsEverywhere(fastify: FastifyInstance, adapter: ServiceFastifyAdapter): void {
   fastify.addHook('onRoute', (route) => {
     route.errorHandler ??= (error, request, reply) => adapter.answerError(error, request, reply);
+  });
+}
+
+/**
+ * An answer given before the body was read (413 on its declared length, 415) goes out once the
+ * body has arrived, read and discarded up to a bound (drainRequest); past it, the answer closes
+ * the connection. Fastify otherwise answers at once and closes a connection the client is still
+ * writing to, and the client often sees a reset instead of the answer.
+ */
+function answerAfterTheBody(fastify: FastifyInstance): void {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    const raw = request.raw;
+    if (raw.complete || raw.destroyed) return done(null, payload);
+    drainRequest(raw, (complete) => {
+      if (!complete) void reply.header('connection', 'close');
+      done(null, payload);
+    });
   });
 }
 

@@ -23,7 +23,8 @@ export interface PlatformSetup {
 /**
  * One HTTP platform: the Nest adapter, and what has to be added to it before the routes (body
  * parsing with 413/415, proxy trust, security headers, request id, request log, cookies, CORS,
- * the HTTP parser's refusals, keep-alive while stopping, the rate limit of unrouted requests).
+ * the HTTP parser's refusals, keep-alive while stopping, the rate limit of unrouted requests, a
+ * refused body read to its end, up to a bound, before the answer).
  */
 export interface HttpPlatformKit {
   readonly adapter: AbstractHttpAdapter;
