@@ -1,11 +1,13 @@
 import { INestApplication, LoggerService, NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger, PinoLogger } from 'nestjs-pino';
+import { PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { UnroutedLimit } from './common/throttling/unrouted-limit';
 import { ConfigSource } from './config/config-source';
 import { readHttpPlatform } from './config/config.loader';
 import { AppConfig } from './config/config.sections';
 import { requestLog } from './logging/request-log';
+import { StartLog } from './logging/start-log';
 import { Metrics } from './metrics/metrics.service';
 import { requestTiming } from './metrics/request-timing';
 import { WELL_KNOWN_ROUTES } from './jwks/well-known.paths';
@@ -68,7 +70,7 @@ async function setUpApp(
   kit: HttpPlatformKit,
   logger?: LoggerService,
 ): Promise<void> {
-  app.useLogger(logger ?? app.get(Logger));
+  app.useLogger(logger ?? app.get(StartLog).nestLogger);
   // Only listen() would flush them otherwise; an app used in memory never calls it.
   app.flushLogs();
   const config = app.get(AppConfig);
@@ -77,6 +79,7 @@ async function setUpApp(
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     apiDocs: config.apiDocs,
+    unroutedLimit: app.get(UnroutedLimit),
     observers: [
       ...(metrics.enabled ? [requestTiming(metrics)] : []),
       requestLog(await app.resolve(PinoLogger)),

@@ -10,6 +10,7 @@ import { AddressInfo } from 'node:net';
 import { createApp } from './app.factory';
 import { AppConfig } from './config/config.sections';
 import { ConfigError } from './config/env.reader';
+import { StartLog } from './logging/start-log';
 
 /** A stop that takes longer than this (a request stuck on a dead peer) is cut short. */
 const SHUTDOWN_LIMIT_MS = 30_000;
@@ -20,9 +21,7 @@ async function main(): Promise<void> {
   await listen(app, config.port, config.host);
   stopOnSignals(app);
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
-  new Logger('Bootstrap').log(
-    `Listening on ${urlOnPort(config.publicUrl, port)}/api/v1 (port ${port}, ${config.httpPlatform})`,
-  );
+  app.get(StartLog).listening(urlOnPort(config.publicUrl, port), port);
 }
 
 /**

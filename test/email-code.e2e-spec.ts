@@ -642,9 +642,10 @@ describe('sign-in with a code by email: switched off, and the strict rate limit'
     });
   });
 
-  it('spends no rate-limit budget on a switched-off route, as an absent one spends none', async () => {
-    // Twice the strict budget (3): before, the rate limit ran first, so the fourth call was a
+  it('spends no strict budget on a switched-off route, as an absent one spends none', async () => {
+    // Twice the strict budget (3): before, the strict limit ran first, so the fourth call was a
     // 429 where an absent route answers 404, and login from the same address was then refused.
+    // Both take the general limit alike (test/throttling.e2e-spec.ts).
     const routes = [
       () => off.http().post('/api/v1/auth/email-code').send({ email: 'x@example.com' }),
       () => off.http().post('/api/v1/auth/email-code/verify').send({ token: 'abc' }),

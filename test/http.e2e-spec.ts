@@ -263,6 +263,14 @@ describe('HTTP surface: envelope, body rules, headers, CORS and CSRF', () => {
     expect(response.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
   });
 
+  it('refuses a non-CORS OPTIONS request with a body that is not JSON with the envelope', async () => {
+    for (const path of ['/api/v1/auth/login', '/api/v1/nowhere']) {
+      const response = await t.http().options(path).set('Content-Type', 'text/plain').send('hello');
+      expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(response.headers['x-request-id']).toBeDefined();
+    }
+  });
+
   it('answers a request the HTTP parser refuses with the envelope, not a library body', async () => {
     const server = t.app.getHttpServer() as Server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

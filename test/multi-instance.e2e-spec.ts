@@ -2,7 +2,7 @@ import { expectError, registerAndLogin } from './support/auth-helpers';
 import { Pair, startPair } from './support/instance-pair';
 import { CapturedLog, eventually, redisOf } from './support/shared-redis';
 import { TcpProxy } from './support/tcp-proxy';
-import { TestApp } from './support/test-app';
+import { APP_ORIGIN, TestApp } from './support/test-app';
 
 /**
  * Two instances of the service on one MariaDB and one Redis (runs in the MariaDB pass: two
@@ -138,5 +138,38 @@ describe('the auth-route limit across instances', () => {
     const sixth = await attempt(pair.b);
     expectError(sixth, 429, 'RATE_LIMITED');
     expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('the general limit across instances', () => {
+  let pair: Pair;
+
+  beforeAll(async () => {
+    pair = await startPair({ THROTTLE_LIMIT: '4' });
+  });
+
+  afterAll(() => pair?.close());
+
+  it('is one budget in Redis for unknown routes, preflights and real routes of one IP', async () => {
+    const { a, b } = pair;
+    const preflight = (t: TestApp) =>
+      t
+        .http()
+        .options('/api/v1/auth/refresh')
+        .set('Origin', APP_ORIGIN)
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Sec-Fetch-Mode', 'cors')
+        .set('Sec-Fetch-Site', 'same-site');
+    const statuses = [
+      (await a.http().get('/api/v1/nope')).status,
+      (await preflight(b)).status,
+      (await a.http().get('/api/v1/auth/verify-token')).status,
+      (await b.http().post('/api/v1/nope').send({})).status,
+    ];
+    expect(statuses).toEqual([404, 204, 401, 404]);
+    expectError(await a.http().get('/api/v1/nope'), 429, 'RATE_LIMITED');
+    expectError(await preflight(a), 429, 'RATE_LIMITED');
+    expectError(await b.http().get('/api/v1/auth/verify-token'), 429, 'RATE_LIMITED');
+    await b.http().get('/api/v1/health').expect(200);
   });
 });

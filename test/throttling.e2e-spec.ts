@@ -1,5 +1,6 @@
 import { expectError, uniqueUser } from './support/auth-helpers';
-import { TestApp, startTestApp } from './support/test-app';
+import { Response } from 'supertest';
+import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 
 const limits = { THROTTLE_LIMIT: '50', THROTTLE_AUTH_LIMIT: '5', THROTTLE_TTL: '900' };
 
@@ -21,7 +22,7 @@ describe('rate limits', () => {
         await t.http().post('/Api/v1/Auth/Register/').send(uniqueUser()),
       ];
       expect(attempts.map((response) => response.status)).toEqual([401, 401, 401, 201, 201]);
-      // Express 5 routes no doubled slash, so that spelling reaches no handler and no budget.
+      // Express 5 routes no doubled slash, so that spelling reaches no handler and no strict budget.
       expectError(await t.http().post('/api/v1//auth/login').send(bad), 404, 'NOT_FOUND');
 
       const sixth = await t.http().post('/api/v1/auth/login').send(bad);
@@ -120,6 +121,120 @@ describe('rate limits', () => {
       expectError(await from('2.2.2.2, 198.51.100.1'), 429, 'RATE_LIMITED');
       // Another client behind the same proxy has its own budget.
       expect((await from('198.51.100.2')).status).toBe(401);
+    });
+  });
+});
+
+/**
+ * Requests no route handles (an unknown path, a CORS preflight) never reached the throttler's
+ * guard, which Nest runs on matched routes only: one address could send any number of them.
+ */
+describe('the general limit on requests no route handles', () => {
+  /** What Chromium sends with a preflight from the app on another port of the same host. */
+  const preflight = (t: TestApp, path: string) =>
+    t
+      .http()
+      .options(path)
+      .set('Origin', APP_ORIGIN)
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type')
+      .set('Sec-Fetch-Mode', 'cors')
+      .set('Sec-Fetch-Site', 'same-site')
+      .set('Sec-Fetch-Dest', 'empty');
+  const expectLimited = (response: Response) => {
+    expectError(response, 429, 'RATE_LIMITED');
+    const retryAfter = Number(response.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(800);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+  };
+
+  describe('unknown routes', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(limits);
+    });
+    afterAll(() => t.close());
+
+    it('count: 50 answer 404 from one address, the 51st 429 with Retry-After', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 50; i++) statuses.push((await t.http().get(`/api/v1/nope${i}`)).status);
+      expect(statuses).toEqual(statuses.map(() => 404));
+      const over = await t.http().get('/api/v1/nope50').set('Origin', APP_ORIGIN);
+      expectLimited(over);
+      // A page can read the answer and its Retry-After.
+      expect(over.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+      expect(over.headers['access-control-expose-headers']).toMatch(/Retry-After/);
+      // The budget is the address's, spent for its real routes too.
+      expectLimited(await t.http().get('/api/v1/auth/verify-token'));
+    });
+  });
+
+  describe('CORS preflights', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(limits);
+    });
+    afterAll(() => t.close());
+
+    it('count: 50 answer 204 from one address, the 51st 429 with Retry-After', async () => {
+      const paths = ['/api/v1/auth/login', '/api/v1/auth/refresh', '/api/v1/users/me'];
+      const statuses: number[] = [];
+      for (let i = 0; i < 50; i++) statuses.push((await preflight(t, paths[i % 3])).status);
+      expect(statuses).toEqual(statuses.map(() => 204));
+      expectLimited(await preflight(t, '/api/v1/auth/login'));
+      expectLimited(await t.http().get('/api/v1/nope'));
+    });
+  });
+
+  describe('mixed with real routes', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({
+        ...limits,
+        THROTTLE_LIMIT: '6',
+        METRICS_TOKEN: 'metrics-token-0123456789-abcdefghijkl',
+        EMAIL_CODE_LOGIN: 'false',
+      });
+    });
+    afterAll(() => t.close());
+
+    const exempt = ['/api/v1/health', '/api/v1/health/ready', '/.well-known/jwks.json'];
+    const exemptAnswers = async () => {
+      const answers = [
+        ...(await Promise.all(exempt.map((path) => t.http().get(path)))),
+        await t
+          .http()
+          .get('/metrics')
+          .set('Authorization', 'Bearer metrics-token-0123456789-abcdefghijkl'),
+        await t.http().get('/.well-known/oauth-authorization-server'),
+        ...(await Promise.all(
+          [...exempt, '/metrics', '/API/V1/HEALTH/'].map((path) => preflight(t, path)),
+        )),
+      ];
+      return answers.map((answer) => answer.status);
+    };
+
+    it('share one budget per address, and the probes and public documents stay outside it', async () => {
+      const before = await exemptAnswers();
+      expect(before).toEqual([200, 200, 200, 200, 200, 204, 204, 204, 204, 204]);
+      const statuses = [
+        (await t.http().get('/api/v1/nope')).status,
+        (await preflight(t, '/api/v1/auth/login')).status,
+        (await t.http().get('/api/v1/auth/verify-token')).status,
+        (await t.http().post('/api/v1/nope').send({})).status,
+        // curl's OPTIONS: no Origin, so no CORS answers it and no route takes it.
+        (await t.http().options('/api/v1/auth/login')).status,
+        // A switched-off feature answers as an absent route does, budget included.
+        (await t.http().post('/api/v1/auth/email-code').send({ email: 'x@example.com' })).status,
+      ];
+      expect(statuses).toEqual([404, 204, 401, 404, 404, 404]);
+      expectLimited(await t.http().get('/api/v1/nope'));
+      expectLimited(await preflight(t, '/api/v1/auth/refresh'));
+      expectLimited(await t.http().post('/api/v1/auth/refresh'));
+      expectLimited(
+        await t.http().post('/api/v1/auth/email-code').send({ email: 'x@example.com' }),
+      );
+      expect(await exemptAnswers()).toEqual(before);
     });
   });
 });

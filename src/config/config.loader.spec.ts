@@ -45,7 +45,7 @@ describe('loadConfig', () => {
       maxSeconds: 900,
       resetSeconds: 900,
     });
-    expect(config.log).toEqual({ level: 'info' });
+    expect(config.log).toEqual({ level: 'info', readable: 'on-terminal' });
     expect(config.security).toEqual({
       bcryptCost: 10,
       passwordMinLength: 6,
@@ -442,6 +442,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...SECRETS, DATA_DIR: dataDir, LOG_LEVEL: 'WARN' }).log.level).toBe('warn');
     expect(() => loadConfig({ ...SECRETS, DATA_DIR: dataDir, LOG_LEVEL: 'verbose' })).toThrow(
       'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+    );
+  });
+
+  it('reads LOG_FORMAT: readable lines on a terminal only outside production, tests and CI', () => {
+    const readable = (env: Record<string, string>) =>
+      loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env }).log.readable;
+    expect(readable({})).toBe('on-terminal');
+    expect(readable({ NODE_ENV: 'development', CI: 'false' })).toBe('on-terminal');
+    expect(readable({ NODE_ENV: 'test' })).toBe('never');
+    expect(readable({ CI: 'true' })).toBe('never');
+    expect(readable({ CI: '1' })).toBe('never');
+    expect(readable({ LOG_FORMAT: 'JSON' })).toBe('never');
+    expect(readable({ LOG_FORMAT: 'pretty', CI: 'true' })).toBe('always');
+    const production = {
+      ...MFA_KEY,
+      NODE_ENV: 'production',
+      SMTP_URL: 'smtps://u:p@mail.example.com',
+    };
+    expect(readable(production)).toBe('never');
+    expect(() => readable({ LOG_FORMAT: 'text' })).toThrow(
+      'Invalid configuration: LOG_FORMAT must be one of auto, json, pretty (got "text")',
     );
   });
 

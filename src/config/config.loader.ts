@@ -7,7 +7,9 @@ import {
   Config,
   HTTP_PLATFORMS,
   HttpPlatform,
+  LOG_FORMATS,
   LOG_LEVELS,
+  LogConfig,
   MfaConfig,
   TrustProxySetting,
 } from './config.sections';
@@ -92,7 +94,10 @@ export function loadConfig(env: RawEnv): Config {
     },
     cookies: readCookies(read),
     metrics: { token: readMetricsToken(read) },
-    log: { level: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS) },
+    log: {
+      level: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+      readable: readLogFormat(read, nodeEnv),
+    },
     redis: {
       url: readRedisUrl(read),
       keyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'auth:',
@@ -135,6 +140,18 @@ export function loadConfig(env: RawEnv): Config {
   };
   read.assertValid();
   return config;
+}
+
+/**
+ * JSON wherever a program reads the log (production, tests, CI: the `CI` variable CI services
+ * set); readable lines only for a person at a terminal, unless LOG_FORMAT says otherwise.
+ */
+function readLogFormat(read: EnvReader, nodeEnv: string): LogConfig['readable'] {
+  const format = read.oneOf('LOG_FORMAT', 'auto', LOG_FORMATS);
+  if (format !== 'auto') return format === 'pretty' ? 'always' : 'never';
+  const ci = read.string('CI');
+  const inCi = ci !== undefined && !['false', '0'].includes(ci.toLowerCase());
+  return nodeEnv === 'production' || nodeEnv === 'test' || inCi ? 'never' : 'on-terminal';
 }
 
 /**

@@ -87,9 +87,17 @@ export class RedisConfig {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** LOG_FORMAT: `auto` is readable lines on a developer's terminal, JSON anywhere else. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+
 export class LogConfig {
   /** pino's level; `info` logs one line per request, `silent` nothing. */
   readonly level!: LogLevel;
+  /**
+   * Readable lines (pino-pretty) instead of JSON: always (LOG_FORMAT=pretty), never (`json`, or
+   * `auto` in production, tests and CI), or when standard output is a terminal (`auto` else).
+   */
+  readonly readable!: 'always' | 'never' | 'on-terminal';
 }
 
 export class MetricsConfig {

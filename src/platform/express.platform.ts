@@ -15,6 +15,7 @@ import {
 } from '../common/http/json-body';
 import { DOCS_PATH } from '../openapi/openapi.document';
 import { answerClientError } from './client-errors';
+import { drainRequest } from './request-drain';
 import {
   HttpPlatformKit,
   KEEP_ALIVE_MS,
@@ -49,6 +50,7 @@ export function expressPlatform(): HttpPlatformKit {
       app.use(
         inOrder([
           answerHeaders((address) => trust(address, 0), setup.observers),
+          countOptions(setup.unroutedLimit),
           browserCors(setup.corsOrigins),
           ...(setup.apiDocs ? [docsPolicy] : []),
           decodeUrl,
@@ -56,6 +58,7 @@ export function expressPlatform(): HttpPlatformKit {
           jsonBody(),
         ]),
       );
+      adapter.unroutedLimit = setup.unroutedLimit;
       adapter.configured = true;
       return Promise.resolve();
     },
@@ -65,6 +68,23 @@ export function expressPlatform(): HttpPlatformKit {
 
 class ServiceExpressAdapter extends ExpressAdapter {
   configured = false;
+  unroutedLimit: PlatformSetup['unroutedLimit'] | undefined;
+
+  /**
+   * Nest's not-found handler, behind the general rate limit: no guard runs for an unknown path.
+   * OPTIONS requests were counted before CORS (countOptions).
+   */
+  override setNotFoundHandler(handler: RequestHandler, prefix?: string): void {
+    const limit = this.unroutedLimit;
+    if (!limit) return void super.setNotFoundHandler(handler, prefix);
+    const counted: RequestHandler = (req, res, next) => {
+      if (req.method === 'OPTIONS') return void handler(req, res, next);
+      limit
+        .spend(req.ip ?? '', pathOf(req.originalUrl))
+        .then((refusal) => (refusal ? next(refusal) : void handler(req, res, next)), next);
+    };
+    super.setNotFoundHandler(counted, prefix);
+  }
 
   /**
    * `@Redirect()`: the status and `Location`, no body, as Fastify answers. Express's own
@@ -95,6 +115,18 @@ function inOrder(handlers: RequestHandler[]): RequestHandler {
       void handlers[index++](req, res, step);
     };
     step();
+  };
+}
+
+/**
+ * Every OPTIONS request spends from the general rate limit before CORS answers it: no route takes
+ * OPTIONS, so no guard would count it (one CORS does not answer goes on to the not-found handler,
+ * which leaves it alone).
+ */
+function countOptions(limit: PlatformSetup['unroutedLimit']): RequestHandler {
+  return (req, _res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    limit.spend(req.ip ?? '', pathOf(req.url)).then((refusal) => next(refusal), next);
   };
 }
 
@@ -186,13 +218,24 @@ function jsonBody(): RequestHandler {
       return next();
     }
     if (isUnreadableBody(req.headers)) return next(new AppException('UNSUPPORTED_MEDIA_TYPE'));
+    let answered = false;
     readText(req, res, (error?: unknown) => {
+      if (answered) return;
+      answered = true;
       if (error !== undefined) {
         const status = (error as { status?: unknown }).status;
         return next((typeof status === 'number' && exceptionForStatus(status)) || error);
       }
       req.body = parseJsonText(typeof req.body === 'string' ? req.body : '');
       next();
+    });
+    // body-parser reads a refused body to its end before answering (so the client, still
+    // sending, gets the answer); past the bound, the 413 goes out now and the connection closes.
+    drainRequest(req, (complete) => {
+      if (answered || complete) return;
+      answered = true;
+      res.setHeader('Connection', 'close');
+      next(new AppException('PAYLOAD_TOO_LARGE'));
     });
   };
 }

@@ -18,6 +18,7 @@ import { TrustFunction, trustFunction } from './trust-proxy';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { DOCS_PATH } from '../openapi/openapi.document';
 import { answerClientError } from './client-errors';
+import { drainRequest } from './request-drain';
 import {
   HttpPlatformKit,
   KEEP_ALIVE_MS,
@@ -25,6 +26,8 @@ import {
   REQUEST_TIMEOUT_MS,
   sweepIdleConnections,
 } from './platform-setup';
+
+type ErrorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
 /** `HTTP_PLATFORM=fastify`: the same service on @nestjs/platform-fastify. */
 export function fastifyPlatform(): HttpPlatformKit {
@@ -55,11 +58,14 @@ export function fastifyPlatform(): HttpPlatformKit {
       const app = nestApp as NestFastifyApplication;
       const fastify = app.getHttpAdapter().getInstance();
       observeAnswers(fastify, setup.observers);
+      nestErrorsEverywhere(fastify, adapter);
+      countOptions(adapter, setup.unroutedLimit);
       fastify.addHook('onRequest', (request, reply, done) => {
         reply.headers(API_SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
         done();
       });
       registerJsonBody(fastify);
+      answerAfterTheBody(fastify);
       await app.register(fastifyCookie);
       // A preflight without Access-Control-Request-Method is answered like any other request.
       const corsFor = corsOptionsFor(setup.corsOrigins);
@@ -99,6 +105,51 @@ function registerJsonBody(fastify: FastifyInstance): void {
       done(null, parseJsonText(text as string));
     },
   );
+}
+
+/**
+ * Every OPTIONS request spends from the general rate limit before CORS answers it: no route takes
+ * OPTIONS, so no guard would count it. Nest's first request hook runs before its CORS hook; the
+ * API's headers are set here on a refusal, as the later hook would have. One CORS does not answer
+ * goes on to the not-found handler, which leaves it alone.
+ */
+function countOptions(adapter: ServiceFastifyAdapter, limit: PlatformSetup['unroutedLimit']): void {
+  adapter.unroutedLimit = limit;
+  adapter.setOnRequestHook((request, reply, done) => {
+    if (request.method !== 'OPTIONS') return done();
+    limit.spend(request.ip, pathOf(request.url)).then((refusal) => {
+      if (refusal) reply.headers(API_SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
+      done(refusal);
+    }, done);
+  });
+}
+
+/**
+ * Nest's error handler (the envelope) for every route, those of plugins included: a route takes
+ * the handler of its context when its plugin has loaded, and @fastify/cors's `OPTIONS *` loads
+ * before Nest sets its own, so a refused OPTIONS request got Fastify's error body.
+ */
+function nestErrorsEverywhere(fastify: FastifyInstance, adapter: ServiceFastifyAdapter): void {
+  fastify.addHook('onRoute', (route) => {
+    route.errorHandler ??= (error, request, reply) => adapter.answerError(error, request, reply);
+  });
+}
+
+/**
+ * An answer given before the body was read (413 on its declared length, 415) goes out once the
+ * body has arrived, read and discarded up to a bound (drainRequest); past it, the answer closes
+ * the connection. Fastify otherwise answers at once and closes a connection the client is still
+ * writing to, and the client often sees a reset instead of the answer.
+ */
+function answerAfterTheBody(fastify: FastifyInstance): void {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    const raw = request.raw;
+    if (raw.complete || raw.destroyed) return done(null, payload);
+    drainRequest(raw, (complete) => {
+      if (!complete) void reply.header('connection', 'close');
+      done(null, payload);
+    });
+  });
 }
 
 /** One `onResponse` hook for every observer, none when there is nothing to observe. */
@@ -153,6 +204,35 @@ function answerFrameworkError(error: FastifyError, req: FastifyRequest, reply: F
 
 class ServiceFastifyAdapter extends FastifyAdapter {
   configured = false;
+  unroutedLimit: PlatformSetup['unroutedLimit'] | undefined;
+  private nestErrorHandler: ErrorHandler | undefined;
+
+  override setErrorHandler(handler: ErrorHandler) {
+    this.nestErrorHandler = handler;
+    return super.setErrorHandler(handler);
+  }
+
+  /** Answers as Nest's exception filters do, once Nest has set its handler (at init). */
+  answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.nestErrorHandler) this.nestErrorHandler(error, request, reply);
+    else void reply.send(error);
+  }
+
+  /**
+   * Nest's not-found handler, behind the general rate limit: no guard runs for an unknown path.
+   * OPTIONS requests were counted before CORS (countOptions).
+   */
+  override setNotFoundHandler(handler: (request: FastifyRequest, reply: FastifyReply) => unknown) {
+    const limit = this.unroutedLimit;
+    if (!limit) return super.setNotFoundHandler(handler);
+    return super.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.method !== 'OPTIONS') {
+        const refusal = await limit.spend(request.ip, pathOf(request.url));
+        if (refusal) throw refusal;
+      }
+      return handler(request, reply);
+    });
+  }
 
   override close() {
     const stopSweeping = sweepIdleConnections(this.getHttpServer<Server>());

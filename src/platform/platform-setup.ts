@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { AbstractHttpAdapter } from '@nestjs/core';
 import { Server } from 'node:http';
 import { AnswerObserver } from '../common/http/answer';
+import { UnroutedLimit } from '../common/throttling/unrouted-limit';
 import { TrustProxySetting } from '../config/config.sections';
 
 /** What the service asks of the HTTP platform, whichever one serves it. */
@@ -12,12 +13,18 @@ export interface PlatformSetup {
   observers: AnswerObserver[];
   /** Swagger UI and its document are served (they get their own content policy). */
   apiDocs: boolean;
+  /**
+   * The general rate limit for what reaches no route, and so no guard: unknown paths (the
+   * not-found handler) and every OPTIONS request (counted before CORS answers a preflight).
+   */
+  unroutedLimit: Pick<UnroutedLimit, 'spend'>;
 }
 
 /**
  * One HTTP platform: the Nest adapter, and what has to be added to it before the routes (body
  * parsing with 413/415, proxy trust, security headers, request id, request log, cookies, CORS,
- * the HTTP parser's refusals, keep-alive while stopping).
+ * the HTTP parser's refusals, keep-alive while stopping, the rate limit of unrouted requests, a
+ * refused body read to its end, up to a bound, before the answer).
  */
 export interface HttpPlatformKit {
   readonly adapter: AbstractHttpAdapter;

@@ -6,7 +6,7 @@ import { FeatureSwitch } from '../../common/feature-switch/switched-by.decorator
 /**
  * EMAIL_CODE_LOGIN=false: the routes of sign-in by email answer 404 NOT_FOUND, the body an
  * unknown route gets, so a client cannot tell a switched-off feature from an absent one (and,
- * through `SwitchedBy`, the rate limit does not count them).
+ * through `SwitchedBy`, the rate limit counts them as it counts an unknown route).
  */
 @Injectable()
 export class EmailCodeSwitch implements FeatureSwitch {

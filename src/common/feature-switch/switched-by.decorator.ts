@@ -10,9 +10,9 @@ export const FEATURE_SWITCH = Symbol('featureSwitch');
 
 /**
  * The routes answer only while `gate` is on, and 404 NOT_FOUND otherwise. The global rate limit
- * reads this metadata too and leaves a switched-off route alone (it runs before any controller
- * guard): an absent route spends no budget, so a switched-off one must not either, or it would
- * end in 429 where an absent one answers 404, and take the caller's login budget with it.
+ * reads this metadata too (it runs before any controller guard) and counts a switched-off route
+ * as an absent one: on the general limit only. Under the strict limit it would end in 429 sooner
+ * than an absent route, and take the caller's login budget with it.
  */
 export const SwitchedBy = (gate: Type<FeatureSwitch>): ClassDecorator =>
   applyDecorators(SetMetadata(FEATURE_SWITCH, gate), UseGuards(gate));

@@ -6,13 +6,12 @@ import {
   ThrottlerGuard,
   ThrottlerLimitDetail,
   ThrottlerModuleOptions,
+  ThrottlerRequest,
   ThrottlerStorage,
 } from '@nestjs/throttler';
-import { AppException } from '../errors/app.exception';
 import { FEATURE_SWITCH, FeatureSwitch } from '../feature-switch/switched-by.decorator';
+import { GENERAL, clientTracker, rateLimited } from './general-limit';
 import { RouteMetadataCache } from './route-metadata.cache';
-
-const IPV4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/;
 
 /** Answers an exceeded limit with the envelope, `RATE_LIMITED` and a standard `Retry-After`. */
 @Injectable()
@@ -27,35 +26,32 @@ export class AppThrottlerGuard extends ThrottlerGuard {
   }
 
   /**
-   * A route whose feature switch is off is not counted: it answers 404 as an absent route does,
-   * and an absent route spends no budget (its switch guard runs after this global one).
+   * A route whose feature switch is off answers 404 as an absent route does, and is counted as
+   * one: the general limit only (its switch guard runs after this global one). Counted under the
+   * strict limit, it would end in 429 sooner than an absent route, and take the login budget.
    */
-  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    if (await super.shouldSkip(context)) return true;
-    const gate = this.reflector.getAllAndOverride<Type<FeatureSwitch> | undefined>(FEATURE_SWITCH, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    return gate !== undefined && !this.moduleRef.get(gate, { strict: false }).enabled;
+  protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
+    if (request.throttler.name !== GENERAL && this.switchedOff(request.context)) return true;
+    return super.handleRequest(request);
   }
 
-  /**
-   * The client IP (`req.ip`, which honours TRUST_PROXY only). IPv4, plain or IPv6-mapped, is used
-   * as it is; other IPv6 goes through the throttler's own /64 grouping, so one client cannot
-   * rotate through its subnet.
-   */
+  /** The client IP, as every limit counts it (clientTracker). */
   protected override getTracker(req: Record<string, unknown>): Promise<string> {
-    const ip = typeof req.ip === 'string' ? req.ip : '';
-    const v4 = IPV4.exec(ip);
-    return v4 ? Promise.resolve(v4[1]) : super.getTracker(req);
+    return Promise.resolve(clientTracker(typeof req.ip === 'string' ? req.ip : ''));
   }
 
   protected override throwThrottlingException(
     _context: ExecutionContext,
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
-    throw new AppException('RATE_LIMITED', {
-      retryAfter: Math.max(1, Math.ceil(detail.timeToBlockExpire)),
-    });
+    throw rateLimited(detail.timeToBlockExpire);
+  }
+
+  private switchedOff(context: ExecutionContext): boolean {
+    const gate = this.reflector.getAllAndOverride<Type<FeatureSwitch> | undefined>(FEATURE_SWITCH, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    return gate !== undefined && !this.moduleRef.get(gate, { strict: false }).enabled;
   }
 }

@@ -1,0 +1,4 @@
+/** Whether the log is written as readable lines (pino-pretty) rather than JSON. */
+export class LogStyle {
+  constructor(readonly readable: boolean) {}
+}
