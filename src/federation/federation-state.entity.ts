@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type FlowPurpose = 'sign_in' | 'link';
+/** `reauth`: a fresh sign-in that renews a signed-in session's `auth_time` (step-up). */
+export type FlowPurpose = 'sign_in' | 'link' | 'reauth';
 
 /**
  * A round trip through an identity provider in progress: the `state` handed to the provider (only
@@ -18,7 +19,7 @@ export class FederationState {
   @Column({ type: 'varchar', length: 8 })
   purpose!: FlowPurpose;
 
-  /** The signed-in user linking an identity; null for a sign-in. */
+  /** The signed-in user linking an identity or stepping up; null for a sign-in. */
   @Column({ name: 'user_id', type: 'varchar', length: 32, nullable: true })
   userId!: string | null;
 
@@ -29,6 +30,10 @@ export class FederationState {
    */
   @Column({ name: 'token_version', type: 'int', nullable: true })
   tokenVersion!: number | null;
+
+  /** The session (`sid`) a step-up renews; null otherwise. */
+  @Column({ name: 'session_id', type: 'varchar', length: 36, nullable: true })
+  sessionId!: string | null;
 
   @Column({ name: 'browser_hash', type: 'varchar', length: 64 })
   browserHash!: string;

@@ -14,8 +14,10 @@ export interface NewFlow {
   provider: string;
   purpose: FlowPurpose;
   userId: string | null;
-  /** The linking user's token version; null for a sign-in. */
+  /** The linking (or stepping-up) user's token version; null for a sign-in. */
   tokenVersion: number | null;
+  /** The session a step-up renews; null otherwise. */
+  sessionId: string | null;
   redirectTo: string;
   /** The browser's flow cookie: a random value, only its hash is stored. */
   browser: string;
@@ -59,6 +61,7 @@ export class FederationStates implements OnApplicationBootstrap, OnApplicationSh
         purpose: flow.purpose,
         userId: flow.userId,
         tokenVersion: flow.tokenVersion,
+        sessionId: flow.sessionId,
         browserHash: hashToken(flow.browser),
         codeVerifier: opened.codeVerifier,
         nonce: opened.nonce,
