@@ -9,12 +9,20 @@ import { clearResults, say } from './results.js';
 const $ = (selector) => document.querySelector(selector);
 
 /** The codes a refused round trip may leave in the address; any other reads as PROVIDER_ERROR. */
-const RETURN_CODES = ['ACCOUNT_EXISTS', 'PROVIDER_ERROR', 'SSO_REQUIRED', 'ACCOUNT_DISABLED'];
+const RETURN_CODES = [
+  'ACCOUNT_EXISTS',
+  'PROVIDER_ERROR',
+  'SSO_REQUIRED',
+  'ACCOUNT_DISABLED',
+  'IDENTITY_NOT_FOUND',
+];
 
 export function wireIdentityProviders({ auth, withStepUp }) {
   const card = $('#identities');
   /** The code the last round trip came back with, until it is said. */
   let returnError = null;
+  /** The provider a step-up went through (step-up.js sends it back with `?step_up=<id>`). */
+  let steppedUpWith = null;
   /** Where every round trip comes back to: this page. */
   const back = `${location.origin}/`;
   let providers = [];
@@ -46,7 +54,12 @@ export function wireIdentityProviders({ auth, withStepUp }) {
   /** Reads the address the provider's round trip came back to, then clears it. */
   function readReturn() {
     const result = auth.readProviderReturn(location.href);
-    if (location.search.includes('error=') || location.hash.includes('mfa_required')) {
+    steppedUpWith = new URLSearchParams(location.search).get('step_up');
+    if (
+      location.search.includes('error=') ||
+      location.hash.includes('mfa_required') ||
+      steppedUpWith !== null
+    ) {
       history.replaceState(null, '', location.pathname);
     }
     if (result.kind === 'error') {
@@ -55,12 +68,33 @@ export function wireIdentityProviders({ auth, withStepUp }) {
     return result;
   }
 
-  /** Says why the round trip failed: on the account page for a link, else beside the sign-in. */
+  /**
+   * Says why the round trip failed: on the account page for a link or a step-up, else beside
+   * the sign-in.
+   */
   function sayReturnError(signedIn) {
     if (!returnError) return;
     const error = new AuthError(returnError, '', 0);
-    say(signedIn ? card : $('#other-ways'), describe(error, signedIn ? 'link' : 'sign-in'));
+    const task = steppedUpWith !== null ? 'step-up' : signedIn ? 'link' : 'sign-in';
+    const region = steppedUpWith !== null ? $('#account-card') : signedIn ? card : $('#other-ways');
+    say(region, describe(error, task));
     returnError = null;
+    steppedUpWith = null;
+  }
+
+  /**
+   * Back from a step-up through a provider: the session is recent again, and what asked for it
+   * can be done now (the page was left, so it was not done yet).
+   */
+  function sayStepUpDone() {
+    if (steppedUpWith === null) return;
+    const name = providers.find((p) => p.id === steppedUpWith)?.name ?? 'your provider';
+    say(
+      $('#account-card'),
+      `You confirmed it’s you with ${name}. Make your change again: it goes through now.`,
+      'success',
+    );
+    steppedUpWith = null;
   }
 
   async function load() {
@@ -112,5 +146,5 @@ export function wireIdentityProviders({ auth, withStepUp }) {
     }
   }
 
-  return { loadProviders, readReturn, sayReturnError, load };
+  return { loadProviders, readReturn, sayReturnError, sayStepUpDone, load };
 }
