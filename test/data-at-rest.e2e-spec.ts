@@ -83,6 +83,7 @@ describe('what the database holds', () => {
       { name: 'Passkeys1764633600000' },
       { name: 'EmailCodes1764720000000' },
       { name: 'IdentityProviders1764806400000' },
+      { name: 'Reauthentication1764892800000' },
       { name: 'SealedFederationFlows1764979200000' },
     ]);
     const credentials = uniqueUser();

@@ -972,6 +972,31 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
               .set('X-Token-Delivery', 'body')
               .send({ password: PASSWORD }),
         ],
+        [
+          200,
+          async () => {
+            const owner = await withPasskey();
+            const begun = await withBearer(
+              owner.access,
+              http().post('/api/v1/auth/reauthenticate/passkey/options'),
+            ).expect(200);
+            const passkey = owner.authenticator.get(begun.body.data.options as RequestOptions);
+            return withBearer(owner.access, http().post(path)).send({ passkey });
+          },
+        ],
+        [
+          200,
+          async () => {
+            const owner = await fresh();
+            await withBearer(
+              owner.access,
+              http().post('/api/v1/auth/reauthenticate/email-code'),
+            ).expect(200);
+            const mail = (await t.outbox()).filter((m) => m.to === owner.credentials.email).at(-1)!;
+            const code = /\n(\d{6})\n/.exec(mail.text)![1];
+            return withBearer(owner.access, http().post(path)).send({ email_code: code });
+          },
+        ],
         [400, () => bearer(http().post(path)).send({})],
         [401, () => http().post(path).send({ password: PASSWORD })],
         [
@@ -979,12 +1004,31 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
           async () =>
             withBearer((await enrolled()).access, http().post(path)).send({ code: '000000' }),
         ],
+        [401, () => bearer(http().post(path)).send({ passkey: STRAY_ASSERTION })],
         [
           403,
           async () =>
             withBearer((await fresh()).access, http().post(path)).send({ password: 'wrong one' }),
         ],
         [403, () => fromForeignPage('post', path).send({ password: PASSWORD })],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'POST /api/v1/auth/reauthenticate/passkey/options': () => {
+      const path = '/api/v1/auth/reauthenticate/passkey/options';
+      return [
+        [200, async () => withBearer((await withPasskey()).access, http().post(path))],
+        [401, () => http().post(path)],
+        [403, () => fromForeignPage('post', path)],
+        [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
+      ];
+    },
+    'POST /api/v1/auth/reauthenticate/email-code': () => {
+      const path = '/api/v1/auth/reauthenticate/email-code';
+      return [
+        [200, async () => withBearer((await fresh()).access, http().post(path))],
+        [401, () => http().post(path)],
+        [403, () => fromForeignPage('post', path)],
         [415, () => bearer(http().post(path)).set('Content-Type', 'text/plain').send('text')],
       ];
     },
@@ -1195,6 +1239,26 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
           bearer(http().get(`/api/v1/users/me/identities/nope/start?redirect_to=${APP_ORIGIN}/`)),
       ],
     ],
+    'GET /api/v1/auth/reauthenticate/providers/{id}/start': () => {
+      const start = (query = `?redirect_to=${APP_ORIGIN}/`) =>
+        `/api/v1/auth/reauthenticate/providers/gh/start${query}`;
+      const linked = async () => {
+        const owner = await fresh();
+        await t.app.get(IdentitiesService).link(t.dataSource.manager, {
+          userId: owner.user.id,
+          provider: 'gh',
+          subject: `step-up-${owner.user.id}`,
+          email: null,
+        });
+        return owner;
+      };
+      return [
+        [400, async () => by(await linked(), 'get', start(''))],
+        [401, () => http().get(start())],
+        [403, () => bearer(http().get(start())).set('Sec-Fetch-Site', 'cross-site')],
+        [404, () => bearer(http().get(start()))],
+      ];
+    },
     'DELETE /api/v1/users/me/identities/{provider}': () => {
       const path = '/api/v1/users/me/identities/gh';
       const linked = async (passwordless: boolean) => {

@@ -179,6 +179,30 @@ describe('passkeys', () => {
     expect((await answered(late.body.data.options.challenge as string)).status).toBe(201);
   });
 
+  it('checks the recent sign-in again when the registration finishes, not only when it begins', async () => {
+    const session = await registerAndLogin(t, uniqueUser('lateregister'));
+    const begun = await as(session).post('/users/me/passkeys/options').expect(200);
+    const response = new PasskeyAuthenticator(APP_ORIGIN).create(
+      begun.body.data.options as CreationOptions,
+    );
+    // The same session, its sign-in now past STEP_UP_MAX_AGE (the ceremony took its time).
+    const later = signAccess({
+      ...accessClaims(session),
+      auth_time: Math.floor(Date.now() / 1000) - 601,
+      amr: ['pwd'],
+      client_id: 'auth-service',
+    });
+    expectError(
+      await as({ access: later }).post('/users/me/passkeys', { response }),
+      403,
+      'REAUTHENTICATION_REQUIRED',
+    );
+    expect((await as(session).get('/users/me/passkeys').expect(200)).body.data.passkeys).toEqual(
+      [],
+    );
+    expect(await auditOf(session.user.id)).not.toContain('passkey_registered');
+  });
+
   it('signs in with a passkey alone, as login does: cookies, or the tokens with amr hwk', async () => {
     const user = await withPasskey();
     const answer = await signedIn(user.authenticator);

@@ -303,7 +303,9 @@ describe('the second factor', () => {
         .send({ code: await user.app.code() })
         .expect(200);
       const cookies = cookiesOf(renewed);
-      expect(jwt.decode(cookies.access_token.value)).toMatchObject({ amr: ['otp'] });
+      // The code is a second factor on top of the session's first step, as at login: never
+      // `otp` alone, which is a mailed code's.
+      expect(jwt.decode(cookies.access_token.value)).toMatchObject({ amr: ['pwd', 'otp'] });
       // The old refresh cookie was rotated: inside the grace window it gets the new one's chain.
       await t
         .http()
@@ -379,6 +381,106 @@ describe('MFA_REQUIRED_ROLES', () => {
   });
   afterAll(() => t.close());
 
+  const withBearer = <R extends { set(name: string, value: string): R }>(
+    request: R,
+    access: string,
+  ) => request.set('Authorization', `Bearer ${access}`);
+  /** POST /auth/reauthenticate with the body tokens: the new access token. */
+  const reauthenticate = async (access: string, proof: object) => {
+    const renewed = await withBearer(t.http().post('/api/v1/auth/reauthenticate'), access)
+      .set('X-Token-Delivery', 'body')
+      .send(proof)
+      .expect(200);
+    return renewed.body.access_token as string;
+  };
+
+  /** An administrator who switched the authenticator app on with their password-only token. */
+  async function enrolledAdmin() {
+    const admin = await registerAndLogin(t, uniqueUser('roleadmin'));
+    await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
+    const begun = await withBearer(t.http().post('/api/v1/users/me/mfa/totp'), admin.access);
+    const app = new Authenticator(begun.body.data.secret as string);
+    await withBearer(t.http().post('/api/v1/users/me/mfa/totp/confirm'), admin.access)
+      .send({ code: await app.code() })
+      .expect(200);
+    return { ...admin, app };
+  }
+
+  it('refuses a token that shows no second factor, whatever the account has since; profile, enrolment and logout stay open', async () => {
+    const admin = await enrolledAdmin();
+    for (const path of ['/api/v1/admin/users', '/api/v1/users/me/sessions']) {
+      expectError(
+        await withBearer(t.http().get(path), admin.access),
+        403,
+        'SECOND_FACTOR_REQUIRED',
+      );
+    }
+    await withBearer(t.http().get('/api/v1/users/me'), admin.access).expect(200);
+    await withBearer(t.http().get('/api/v1/users/me/mfa'), admin.access).expect(200);
+    // A step-up with the password alone shows no second factor either.
+    const byPassword = await reauthenticate(admin.access, { password: PASSWORD });
+    expect(jwt.decode(byPassword)).toMatchObject({ amr: ['pwd'] });
+    expectError(
+      await withBearer(t.http().get('/api/v1/admin/users'), byPassword),
+      403,
+      'SECOND_FACTOR_REQUIRED',
+    );
+    // With the app's code: the session's first step and the code, as a login's second step.
+    const byCode = await reauthenticate(byPassword, { code: await admin.app.code() });
+    expect(jwt.decode(byCode)).toMatchObject({ amr: ['pwd', 'otp'] });
+    await withBearer(t.http().get('/api/v1/admin/users'), byCode).expect(200);
+    // The old token still shows none: refused, and logout is open to it.
+    expectError(
+      await withBearer(t.http().get('/api/v1/admin/users'), admin.access),
+      403,
+      'SECOND_FACTOR_REQUIRED',
+    );
+    await withBearer(t.http().post('/api/v1/auth/logout'), admin.access).expect(200);
+  });
+
+  it('lets in a login that took the second step', async () => {
+    const admin = await enrolledAdmin();
+    const step = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: admin.credentials.email, password: PASSWORD })
+      .expect(200);
+    const signedIn = await t
+      .http()
+      .post('/api/v1/auth/mfa/verify')
+      .set('X-Token-Delivery', 'body')
+      .send({ challenge: step.body.data.challenge, code: await admin.app.code() })
+      .expect(200);
+    const access = signedIn.body.access_token as string;
+    expect(jwt.decode(access)).toMatchObject({ amr: ['pwd', 'otp'] });
+    await withBearer(t.http().get('/api/v1/admin/users'), access).expect(200);
+  });
+
+  it('asks an administrator with no second factor to enrol first, whatever the token shows', async () => {
+    const admin = await enrolledAdmin();
+    const step = await t
+      .http()
+      .post('/api/v1/auth/login')
+      .send({ email: admin.credentials.email, password: PASSWORD })
+      .expect(200);
+    const signedIn = await t
+      .http()
+      .post('/api/v1/auth/mfa/verify')
+      .set('X-Token-Delivery', 'body')
+      .send({ challenge: step.body.data.challenge, code: await admin.app.code() })
+      .expect(200);
+    const access = signedIn.body.access_token as string;
+    // Switched off from this session.
+    await withBearer(t.http().delete('/api/v1/users/me/mfa/totp'), access)
+      .send({ code: await admin.app.code() })
+      .expect(200);
+    expectError(
+      await withBearer(t.http().get('/api/v1/admin/users'), access),
+      403,
+      'MFA_ENROLMENT_REQUIRED',
+    );
+  });
+
   it('makes an administrator enrol before anything else; profile, enrolment and logout stay open', async () => {
     const admin = await registerAndLogin(t, uniqueUser('mustenrol'));
     await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
@@ -396,7 +498,11 @@ describe('MFA_REQUIRED_ROLES', () => {
     await bearer(t.http().post('/api/v1/users/me/mfa/totp/confirm'))
       .send({ code: await app.code() })
       .expect(200);
-    await bearer(t.http().get('/api/v1/admin/users')).expect(200);
+    // Enrolled now, but this token came from the password alone: the role's rule is judged by
+    // how the token was obtained, and it says to step up with the second factor.
+    const refused = await bearer(t.http().get('/api/v1/admin/users'));
+    expectError(refused, 403, 'SECOND_FACTOR_REQUIRED');
+    expect(refused.body.message).toMatch(/authenticator app or a passkey/);
     // A plain user is not asked.
     const user = await registerAndLogin(t);
     await t

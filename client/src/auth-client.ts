@@ -340,7 +340,11 @@ export class AuthClient {
     return result;
   }
 
-  /** Mails a single-use link to the new address; nothing changes until it is confirmed. */
+  /**
+   * Mails a single-use link to the new address; nothing changes until it is confirmed. Confirmed
+   * by the current password, or for an account without one (`has_password: false`) by a recent
+   * sign-in (`403 REAUTHENTICATION_REQUIRED`: `reauthenticate`, then call again).
+   */
   requestEmailChange(input: EmailChangeInput): Promise<MessageEnvelope> {
     return this.authed('POST', '/users/me/email', input);
   }
@@ -358,8 +362,12 @@ export class AuthClient {
     return this.call('POST', '/users/me/email/undo', { token: input.token });
   }
 
-  /** Deletes the account, confirmed by the current password; every tab hears the end. */
-  async deleteAccount(input: { password: string }): Promise<MessageEnvelope> {
+  /**
+   * Deletes the account, confirmed by the current password, or for an account without one by a
+   * recent sign-in (`403 REAUTHENTICATION_REQUIRED`: `reauthenticate`, then call again); every
+   * tab hears the end.
+   */
+  async deleteAccount(input: { password?: string } = {}): Promise<MessageEnvelope> {
     const result = await this.authed('DELETE', '/users/me', { password: input.password });
     this.ended('account-deleted', true);
     return result;
@@ -416,24 +424,61 @@ export class AuthClient {
 
   /**
    * Switches two-step sign-in off, confirmed by a code of the app or the password (`401
-   * INVALID_MFA_CODE`, `403 INVALID_PASSWORD`). Needs a recent sign-in.
+   * INVALID_MFA_CODE`, `403 INVALID_PASSWORD`); an account without a password may give neither
+   * (`disableTotp()`), its recent sign-in is the proof. Needs a recent sign-in.
    */
-  disableTotp(proof: IdentityProof): Promise<MessageEnvelope> {
-    return this.authed('DELETE', '/users/me/mfa/totp', identityProof(proof));
+  disableTotp(proof?: { password: string } | { code: string }): Promise<MessageEnvelope> {
+    return this.authed('DELETE', '/users/me/mfa/totp', proof ? identityProof(proof) : {});
   }
 
   /**
-   * Step-up: authenticates this session again with the password or a code of the app, after a
-   * call answered `403 REAUTHENTICATION_REQUIRED` (its sign-in is older than the service's
-   * STEP_UP_MAX_AGE); then call that again. The session stays the same; its cookies are renewed.
+   * Step-up: authenticates this session again, after a call answered `403
+   * REAUTHENTICATION_REQUIRED` (its sign-in is older than the service's STEP_UP_MAX_AGE), or
+   * `403 SECOND_FACTOR_REQUIRED` (a role that must show a second factor: a code of the app or a
+   * passkey); then call that again. With the password, a code of the app, or the code
+   * `requestReauthenticationCode` mailed (`{ emailCode }`); `getProfile()` says which the account
+   * has (`reauthentication_methods`). The session stays the same; its cookies are renewed.
    */
   async reauthenticate(proof: IdentityProof): Promise<SignedInResult> {
-    const sentAt = Date.now();
-    const result = await this.authedReplacing<SignedInResult>(
+    return this.steppedUp(identityProof(proof));
+  }
+
+  /**
+   * Mails a six-digit code to the account's address, for `reauthenticate({ emailCode })`: the
+   * proof every account has, one without a password included. `data.expires_in`: its lifetime
+   * in seconds. `429 RATE_LIMITED` when the address has had its code mails for now.
+   */
+  requestReauthenticationCode(): Promise<DataEnvelope<{ expires_in: number }>> {
+    return this.authed('POST', '/auth/reauthenticate/email-code');
+  }
+
+  /**
+   * Step-up with one of the account's passkeys: the browser's prompt (user verification), then
+   * `reauthenticate` with its answer. Rejects with `PASSKEY_CANCELLED` when the prompt is
+   * dismissed, `401 INVALID_PASSKEY` when the service refuses it.
+   */
+  async reauthenticateWithPasskey(): Promise<SignedInResult> {
+    const begun = await this.authed<DataEnvelope<{ options: PasskeyRequest }>>(
       'POST',
-      '/auth/reauthenticate',
-      identityProof(proof),
+      '/auth/reauthenticate/passkey/options',
     );
+    const passkey = await usePasskey(begun.data.options);
+    return this.steppedUp({ passkey });
+  }
+
+  /**
+   * Where to send the browser (`location.assign(url)`) to step up with a fresh sign-in at a
+   * linked identity provider; it comes back to `redirectTo` with this session renewed, or as
+   * `readProviderReturn` tells (`IDENTITY_NOT_FOUND`: another identity signed in there). The page
+   * is left: call again what needed the step-up once it is back.
+   */
+  reauthenticateWithProviderUrl(providerId: string, redirectTo: string): string {
+    return providerStartUrl(this.baseUrl, providerId, redirectTo, 'reauthenticate');
+  }
+
+  private async steppedUp(body: Record<string, unknown>): Promise<SignedInResult> {
+    const sentAt = Date.now();
+    const result = await this.authedReplacing<SignedInResult>('POST', '/auth/reauthenticate', body);
     this.renewed(result.data.expires_in, sentAt);
     return result;
   }
@@ -524,7 +569,7 @@ export class AuthClient {
    * to `redirectTo` (an APP_ORIGINS page) signed in, or as `readProviderReturn` tells.
    */
   providerSignInUrl(providerId: string, redirectTo: string): string {
-    return providerStartUrl(this.baseUrl, providerId, redirectTo, false);
+    return providerStartUrl(this.baseUrl, providerId, redirectTo, 'sign-in');
   }
 
   /**
@@ -559,7 +604,7 @@ export class AuthClient {
    * needed: the start answers `403 REAUTHENTICATION_REQUIRED` otherwise).
    */
   linkIdentityUrl(providerId: string, redirectTo: string): string {
-    return providerStartUrl(this.baseUrl, providerId, redirectTo, true);
+    return providerStartUrl(this.baseUrl, providerId, redirectTo, 'link');
   }
 
   /** `409 LAST_SIGN_IN_METHOD` when it is the account's last way in. */
@@ -888,10 +933,14 @@ async function expiresInOf(response: Response): Promise<unknown> {
   }
 }
 
-/** `{ password }` or `{ code }` (its spaces dropped), as given: two or none, the service refuses. */
+/**
+ * `{ password }`, `{ code }` or `{ email_code }` (codes without their spaces), as given: two or
+ * none, the service refuses.
+ */
 function identityProof(proof: IdentityProof): Record<string, string | undefined> {
   return {
     password: proof.password,
     code: proof.code === undefined ? undefined : digits(proof.code),
+    email_code: proof.emailCode === undefined ? undefined : digits(proof.emailCode),
   };
 }

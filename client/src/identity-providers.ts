@@ -1,18 +1,26 @@
 import type { ProviderReturn } from './types.js';
 
+/** What a round trip through a provider is for. */
+export type ProviderTrip = 'sign-in' | 'link' | 'reauthenticate';
+
+const START_PATHS: Record<ProviderTrip, (id: string) => string> = {
+  'sign-in': (id) => `/auth/providers/${id}/start`,
+  link: (id) => `/users/me/identities/${id}/start`,
+  reauthenticate: (id) => `/auth/reauthenticate/providers/${id}/start`,
+};
+
 /**
  * The address a browser goes to (a top-level navigation, `location.assign`) to sign in with a
- * provider, or to link one to the signed-in account; it comes back to `redirectTo`.
+ * provider, to link one to the signed-in account, or to step the session up through a linked
+ * one; it comes back to `redirectTo`.
  */
 export function providerStartUrl(
   baseUrl: string,
   providerId: string,
   redirectTo: string,
-  link: boolean,
+  trip: ProviderTrip,
 ): string {
-  const path = link
-    ? `/users/me/identities/${encodeURIComponent(providerId)}/start`
-    : `/auth/providers/${encodeURIComponent(providerId)}/start`;
+  const path = START_PATHS[trip](encodeURIComponent(providerId));
   return `${baseUrl}${path}?redirect_to=${encodeURIComponent(redirectTo)}`;
 }
 

@@ -23,6 +23,7 @@ export const SERVICE_ERROR_CODES = [
   'INVALID_MFA_CODE',
   'REAUTHENTICATION_REQUIRED',
   'MFA_ENROLMENT_REQUIRED',
+  'SECOND_FACTOR_REQUIRED',
   'INVALID_PASSKEY',
   'PASSKEY_NOT_FOUND',
   'LAST_SIGN_IN_METHOD',
@@ -72,8 +73,27 @@ export interface VerifiedUser extends User {
   verified_at: string | null;
 }
 
+/**
+ * A proof an account can give `reauthenticate` (a step-up): its password, its authenticator
+ * app's code, one of its passkeys (`reauthenticateWithPasskey`), a fresh sign-in at a linked
+ * identity provider (`reauthenticateWithProviderUrl`), a code mailed to it
+ * (`requestReauthenticationCode`, then `reauthenticate({ emailCode })`).
+ */
+export type ReauthenticationMethod =
+  'password' | 'totp' | 'passkey' | 'identity_provider' | 'email_code';
+
 /** The signed-in user's own account (`GET /users/me`). */
-export type Profile = VerifiedUser;
+export interface Profile extends VerifiedUser {
+  /**
+   * False for an account made through an identity provider (or whose password a mailed code's
+   * first proof of the address removed): it confirms an email change, its deletion and switching
+   * its second factor off with a recent sign-in instead, and sets a password through the reset
+   * mail (`forgotPassword`).
+   */
+  has_password: boolean;
+  /** The proofs this account can give a step-up, in the order to offer them: ask for one of these. */
+  reauthentication_methods: ReauthenticationMethod[];
+}
 
 /** `PATCH /users/me`: each field given is set; `null` (or `''` for `name`) clears it. */
 export interface ProfileUpdate {
@@ -89,8 +109,8 @@ export interface ChangePasswordInput {
 }
 
 export interface EmailChangeInput {
-  /** The current password. */
-  password: string;
+  /** The current password; left out by an account without one (`has_password: false`). */
+  password?: string;
   newEmail: string;
   /** Where the emailed link points; its origin must be one of the service's `APP_ORIGINS`. */
   applicationUrl?: string;
@@ -223,9 +243,13 @@ export type SecondFactorInput =
 
 /**
  * Proof that the signed-in person owns the account: the password, or the six digits of the
- * authenticator app (`reauthenticate`, `disableTotp`).
+ * authenticator app (`reauthenticate`, `disableTotp`), or for `reauthenticate` the six digits
+ * `requestReauthenticationCode` mailed (`emailCode`).
  */
-export type IdentityProof = { password: string; code?: never } | { code: string; password?: never };
+export type IdentityProof =
+  | { password: string; code?: never; emailCode?: never }
+  | { code: string; password?: never; emailCode?: never }
+  | { emailCode: string; password?: never; code?: never };
 
 /** `getSecondFactor()`. */
 export interface SecondFactorStatus {
@@ -369,9 +393,10 @@ export interface LinkedIdentity {
 }
 
 /**
- * What a provider's round trip left in the address it came back to: nothing (signed in, or
- * linked), an `error` (`ACCOUNT_EXISTS` or `PROVIDER_ERROR`), or the second step
- * the account asks for (answer it with `verifySecondFactor`).
+ * What a provider's round trip left in the address it came back to: nothing (signed in, linked,
+ * or the session stepped up), an `error` (`ACCOUNT_EXISTS`, `PROVIDER_ERROR`, or after a step-up
+ * `IDENTITY_NOT_FOUND`: another identity than the linked one signed in), or the second step the
+ * account asks for (answer it with `verifySecondFactor`).
  */
 export type ProviderReturn =
   | { kind: 'done' }

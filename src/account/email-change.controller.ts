@@ -7,6 +7,7 @@ import { Envelope, ok } from '../common/http/envelope';
 import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
+import { AuthTime } from '../common/http/session-id.decorator';
 import { AppConfig } from '../config/config.sections';
 import { UserDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
@@ -41,14 +42,18 @@ export class EmailChangeController {
   @Authenticated()
   @ApiOperation({
     operationId: 'requestEmailChange',
-    summary: 'Ask to change the email address, confirmed by the password',
+    summary: 'Ask to change the email address, confirmed by the password (or a recent sign-in)',
     description:
       'Mails a single-use link to `newEmail` (to `applicationUrl?token=…` when given, its ' +
       "origin in APP_ORIGINS, else to the service's own page), valid EMAIL_CHANGE_TTL " +
       'seconds (1 hour by default); the account keeps its address until the link is used. ' +
       'Once the mail is sent, change links sent earlier stop working, and the current address ' +
-      'is told that a change was asked for. A wrong password is 403 ' +
-      'INVALID_PASSWORD; an address another account has is 409 REGISTRATION_FAILED, as at ' +
+      'is told that a change was asked for. A wrong password is 403 INVALID_PASSWORD. An ' +
+      'account without a password (`has_password: false` in GET /users/me) sends none: a ' +
+      'sign-in within STEP_UP_MAX_AGE confirms it instead (403 REAUTHENTICATION_REQUIRED past ' +
+      'it: POST /auth/reauthenticate, then again); a password sent for it, or none for an ' +
+      'account that has one, is 400 VALIDATION_ERROR. An address another account has is 409 ' +
+      'REGISTRATION_FAILED, as at ' +
       "registration. Wrong passwords count towards the account's login slow-down (429 " +
       'RATE_LIMITED with Retry-After while it waits), shared with login on every instance. ' +
       'The new address gets at most MAIL_RECIPIENT_LIMIT of these links in any ' +
@@ -61,6 +66,7 @@ export class EmailChangeController {
   @ApiErrors(
     'INVALID_PASSWORD',
     'SSO_REQUIRED',
+    'REAUTHENTICATION_REQUIRED',
     'REGISTRATION_FAILED',
     'EMAIL_SERVICE_ERROR',
     'FORBIDDEN_ORIGIN',
@@ -70,9 +76,16 @@ export class EmailChangeController {
   async requestEmailChange(
     @RequestUser() user: User,
     @Body() body: EmailChangeRequestDto,
+    @AuthTime() authTime: number | undefined,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    await this.changes.request(user.id, body.password, body.newEmail, body.applicationUrl, client);
+    await this.changes.request(
+      user.id,
+      { password: body.password, authTime },
+      body.newEmail,
+      body.applicationUrl,
+      client,
+    );
     return ok(SENT);
   }
 

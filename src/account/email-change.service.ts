@@ -14,12 +14,13 @@ import { VerificationTokensService } from '../tokens/verification-tokens.service
 import { cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { CurrentPassword } from '../auth/current-password.service';
+import { ChangeConfirmation } from '../auth/change-confirmation.service';
 
 const TAKEN = 'An account with this email already exists';
 
 /**
- * Changing the account's email: the current password asks for it, a single-use link mailed to
+ * Changing the account's email: the current password asks for it (a recent sign-in, for an
+ * account without one: ChangeConfirmation), a single-use link mailed to
  * the new address completes it, and the old address is told. Until the link is used the account
  * keeps its address, so a typo in the new one locks nobody out.
  */
@@ -30,7 +31,7 @@ export class EmailChangeService {
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
-    private readonly currentPassword: CurrentPassword,
+    private readonly confirmation: ChangeConfirmation,
     private readonly tokens: VerificationTokensService,
     private readonly mail: MailService,
     private readonly cap: MailRecipientCap,
@@ -49,7 +50,7 @@ export class EmailChangeService {
    */
   async request(
     userId: string,
-    password: string,
+    proof: { password: string | undefined; authTime: number | undefined },
     newEmail: string,
     applicationUrl: string | undefined,
     client?: ClientInfo,
@@ -58,7 +59,7 @@ export class EmailChangeService {
     const user = await this.users.findById(userId);
     if (!user) throw new AppException('INVALID_TOKEN');
     this.sso.refuseLeaving(user.email, newEmail);
-    await this.currentPassword.confirm(user, password);
+    await this.confirmation.confirm(user, proof.password, proof.authTime);
     const address = cleanEmail(newEmail);
     if (address === user.email) {
       throw new AppException('VALIDATION_ERROR', {

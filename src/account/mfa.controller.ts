@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPassword } from '../auth/current-password.service';
+import { ChangeConfirmation } from '../auth/change-confirmation.service';
 import { AuthenticatedBeforeEnrolment } from '../auth/decorators/authenticated.decorator';
 import { RecentlyAuthenticated } from '../auth/guards/second-factor.guard';
 import { SecondFactorCodes } from '../auth/second-factor-codes.service';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
+import { AuthTime } from '../common/http/session-id.decorator';
 import { ConfirmTotpDto } from '../mfa/dto/confirm-totp.dto';
 import { IdentityProofDto } from '../mfa/dto/identity-proof.dto';
 import { exactlyOne } from '../mfa/dto/mfa-fields';
@@ -19,7 +20,7 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { User } from '../users/user.entity';
+import { User, hasPassword } from '../users/user.entity';
 
 /**
  * The signed-in user's second factor: an authenticator app (TOTP) and recovery codes. Turning
@@ -33,7 +34,7 @@ export class MfaController {
   constructor(
     private readonly mfa: MfaService,
     private readonly codes: SecondFactorCodes,
-    private readonly currentPassword: CurrentPassword,
+    private readonly confirmation: ChangeConfirmation,
   ) {}
 
   @Get()
@@ -120,8 +121,10 @@ export class MfaController {
     description:
       'Takes `{code}` (the authenticator app) or `{password}`; the recovery codes stop working ' +
       "and the account's address is mailed. A wrong code is 401 INVALID_MFA_CODE, a wrong " +
-      "password 403 INVALID_PASSWORD; both count towards the account's login slow-down. 400 " +
-      'VALIDATION_ERROR when it is off.',
+      "password 403 INVALID_PASSWORD; both count towards the account's login slow-down. An " +
+      'account without a password (`has_password: false` in GET /users/me) may send `{}`: ' +
+      'its recent sign-in, which this route needs anyway, confirms it (a password sent for ' +
+      'it is 400 VALIDATION_ERROR). 400 VALIDATION_ERROR when it is off.',
   })
   @ApiEnvelope(200, 'Two-step sign-in is off')
   @ApiErrors(
@@ -136,11 +139,14 @@ export class MfaController {
   async disable(
     @RequestUser() user: User,
     @Body() body: IdentityProofDto,
+    @AuthTime() authTime: number | undefined,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    exactlyOne(body, ['password', 'code']);
-    if (body.password !== undefined) await this.currentPassword.confirm(user, body.password);
-    else await this.codes.confirm(user, { code: body.code! }, client);
+    // An account without a password may send neither: the recent sign-in is its proof.
+    const bare = body.password === undefined && body.code === undefined;
+    if (!bare || hasPassword(user)) exactlyOne(body, ['password', 'code']);
+    if (body.code !== undefined) await this.codes.confirm(user, { code: body.code }, client);
+    else await this.confirmation.confirm(user, body.password, authTime);
     await this.mfa.disable(user, client);
     return ok('Two-step sign-in is off');
   }

@@ -25,8 +25,8 @@ import { User } from '../users/user.entity';
 const PASSKEY_ID = { name: 'id', description: 'The passkey id, as listed (`pk_…`).' };
 
 /**
- * The signed-in user's passkeys. Registering one needs a recent sign-in (STEP_UP_MAX_AGE): a
- * passkey is a way in, as a password is. A passkey is also a second factor, so a user whose role
+ * The signed-in user's passkeys. Registering one needs a recent sign-in (STEP_UP_MAX_AGE), at
+ * its options and again at its finish: a passkey is a way in, as a password is. A passkey is also a second factor, so a user whose role
  * must have one (MFA_REQUIRED_ROLES) may use these routes before enrolling.
  */
 @ApiTags('users')
@@ -56,6 +56,8 @@ export class PasskeysController {
   }
 
   @Post()
+  // Checked again at the finish: a ceremony begun within the window must not end after it.
+  @RecentlyAuthenticated()
   @ApiOperation({
     operationId: 'registerPasskey',
     summary: 'Register a passkey: the answer to the options, and a name',
@@ -64,7 +66,9 @@ export class PasskeysController {
       'answers it, and a name (default `Passkey`). Any fault (a used or expired challenge, a ' +
       'page whose origin is not in WEBAUTHN_ORIGINS, a passkey registered already) is 401 ' +
       'INVALID_PASSKEY; an account whose email domain has `sso_required` is 403 ' +
-      'SSO_REQUIRED. From then on a password login of the account asks for a second step, ' +
+      'SSO_REQUIRED. Needs a recent sign-in, as the options did, checked again here: 403 ' +
+      'REAUTHENTICATION_REQUIRED once STEP_UP_MAX_AGE has passed since, whenever the options ' +
+      'were asked for. From then on a password login of the account asks for a second step, ' +
       'which the passkey can answer.',
   })
   @ApiEnvelope(201, 'Passkey registered', { data: PasskeyDataModel })

@@ -4,6 +4,7 @@ import {
   Authenticated,
   AuthenticatedBeforeEnrolment,
 } from '../auth/decorators/authenticated.decorator';
+import { ReauthenticationMethods } from '../auth/reauthentication-methods.service';
 import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
@@ -22,7 +23,10 @@ import { ProfileService } from './profile.service';
 @ApiTags('users')
 @Controller('users')
 export class ProfileController {
-  constructor(private readonly profiles: ProfileService) {}
+  constructor(
+    private readonly profiles: ProfileService,
+    private readonly proofs: ReauthenticationMethods,
+  ) {}
 
   @Get('me')
   @AuthenticatedBeforeEnrolment()
@@ -31,12 +35,14 @@ export class ProfileController {
     summary: "The signed-in user's profile",
     description:
       'The account as stored now, of the user the access token names (bearer header, or the ' +
-      'access_token cookie when there is none).',
+      'access_token cookie when there is none), with whether it has a password ' +
+      '(`has_password`) and the proofs it can give a step-up (`reauthentication_methods`): ' +
+      'what a page asks for when a change needs the password or a recent sign-in.',
   })
   @ApiEnvelope(200, 'Current user', { data: ProfileDataModel })
   @ApiErrors(...STORED)
-  me(@RequestUser() user: User): Envelope<ProfileDataModel> {
-    return ok('Current user', { user: profileView(user) });
+  async me(@RequestUser() user: User): Promise<Envelope<ProfileDataModel>> {
+    return ok('Current user', { user: profileView(user, await this.proofs.of(user)) });
   }
 
   @Patch('me')
@@ -66,6 +72,8 @@ export class ProfileController {
       });
     }
     const updated = await this.profiles.update(user.id, { username, name, picture }, client);
-    return ok('Profile updated', { user: profileView(updated) });
+    return ok('Profile updated', {
+      user: profileView(updated, await this.proofs.of(updated)),
+    });
   }
 }

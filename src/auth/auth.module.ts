@@ -34,6 +34,11 @@ import { SecondFactorMethods } from './second-factor-methods.service';
 import { SecondFactorPolicy } from './second-factor-policy';
 import { PasskeySignInController } from './passkey-sign-in.controller';
 import { PasskeySignIn } from './passkey-sign-in.service';
+import { ChangeConfirmation } from './change-confirmation.service';
+import { PresentedRefresh } from './presented-refresh.service';
+import { ReauthenticationCodes } from './reauthentication-codes.service';
+import { ReauthenticationController } from './reauthentication.controller';
+import { ReauthenticationMethods } from './reauthentication-methods.service';
 import { Reauthentication } from './reauthentication.service';
 import { SignInMethodsController } from './sign-in-methods.controller';
 import { SessionController } from './session.controller';
@@ -63,6 +68,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   controllers: [
     AuthController,
     SecondFactorController,
+    ReauthenticationController,
     PasskeySignInController,
     EmailCodeSignInController,
     SessionController,
@@ -74,6 +80,10 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     AfterAnswer,
     AuthService,
     Reauthentication,
+    ReauthenticationCodes,
+    ReauthenticationMethods,
+    ChangeConfirmation,
+    PresentedRefresh,
     SecondFactorCodes,
     SecondFactorMethods,
     SecondFactorPolicy,
@@ -97,8 +107,14 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   // Account management also confirms passwords (counting wrong ones as login does), checks
   // emailed-link URLs, sends the reset mail and the password-changed notice, and clears the
   // cookies of a session it ends.
-  // Other ways in (identity providers) start their sessions through AuthService, as login does.
+  // Other ways in (identity providers) start their sessions through AuthService, as login does,
+  // and step a session up through Reauthentication. A change only the owner may make is
+  // confirmed by ChangeConfirmation; a profile lists the proofs (ReauthenticationMethods).
   exports: [
+    ChangeConfirmation,
+    PresentedRefresh,
+    Reauthentication,
+    ReauthenticationMethods,
     AfterAnswer,
     AuthService,
     OriginPolicy,

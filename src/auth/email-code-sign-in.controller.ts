@@ -97,11 +97,12 @@ export class EmailCodeSignInController {
       'body`; for a user with a second factor, `data.mfa_required` and a `challenge` for ' +
       '`POST /auth/mfa/verify`. The access tokens say `amr: ["otp"]` (RFC 8176 has no name ' +
       'for a mailed code; `otp` is the closest), or `["otp", "mfa"]` and `["otp", "hwk", ' +
-      '"mfa"]` once a second factor completes it. `["otp"]` alone is also what a step-up with ' +
-      'the authenticator app (`POST /auth/reauthenticate`) gives, and no claim tells the two ' +
-      'apart. The code proves the mailbox: an unverified email becomes verified, and when that ' +
+      '"mfa"]` once a second factor completes it; `["otp"]` alone is a mailed code, never the ' +
+      "authenticator app's (a step-up with it names the session's first step too). The code " +
+      'proves the mailbox: an unverified email becomes verified, and when that ' +
       "is its first proof the account's other sessions end, a pending email change dies, " +
-      'its password is voided (set one through the reset mail) and the identities linked ' +
+      'its password is removed (`has_password: false`; set one through the reset mail) and ' +
+      'the identities linked ' +
       'before are unlinked. An address (or, for a link, an account) whose email domain has ' +
       '`sso_required` is 403 SSO_REQUIRED. A wrong, used or expired code ' +
       'or link is 401 LOGIN_FAILED; a ' +

@@ -11,14 +11,12 @@ import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { EmailCodeProof, Metrics } from '../metrics/metrics.service';
 import { User } from '../users/user.entity';
 import { SessionsService } from '../sessions/sessions.service';
-import { randomToken } from '../tokens/token-hash';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { UsersService } from '../users/users.service';
 import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthService, PendingSecondFactor, Session } from './auth.service';
 import { MailRequest } from './email-flows.service';
-import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
 import { MailboxProof } from './mailbox-proof.service';
 
@@ -53,7 +51,6 @@ export class EmailCodeSignIn {
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
     private readonly afterAnswer: AfterAnswer,
-    private readonly hasher: PasswordHasher,
     private readonly sessions: SessionsService,
     private readonly tokens: VerificationTokensService,
     private readonly config: EmailCodeConfig,
@@ -162,23 +159,21 @@ export class EmailCodeSignIn {
    * Holding the mailbox proves the address. When this is the first proof, whatever was set on
    * the account before it may be someone else's: anyone can register an address they do not
    * hold, set a password and stay signed in (login does not need a verified email). So every
-   * other session ends, a pending email change dies and that password is voided, replaced by
-   * the hash of random bytes that were never kept; the person sets their own through the reset
-   * mail. One transaction, so the account is never verified with the earlier password, sessions
-   * or change still standing. It runs
-   * after the code's own (short) transaction: the hash takes a bcrypt round, which no
-   * transaction should wait on; should it not happen, the code is spent and the account stays
+   * other session ends, a pending email change dies and that password is removed: the account
+   * has none (as one a provider made), confirms its changes with a recent sign-in, and its owner
+   * sets a password through the reset mail. One transaction, so the account is never verified
+   * with the earlier password, sessions or change still standing. It runs after the code's own
+   * (short) transaction; should it not happen, the code is spent and the account stays
    * unverified, nothing half-done.
    */
   private async markVerified(user: User, client: ClientInfo): Promise<User> {
-    const voided = await this.hasher.hash(randomToken());
     return this.database.transaction(async (manager) => {
       const current = await this.users.requireIn(manager, user.id);
       // Proven in the meantime (a verification link): nothing here is unproven any more.
       if (current.emailVerified) return current;
       // Identities linked before this proof go too: one may be whoever claimed the address.
       await this.mailboxProof.proven(manager, user.id, false, client);
-      await this.users.setPasswordHash(manager, user.id, voided);
+      await this.users.setPasswordHash(manager, user.id, null);
       await this.sessions.endAll(user.id, manager);
       // An email change asked for with that password would move the account to its setter's
       // address once confirmed there: it goes with the password, as after a reset.

@@ -15,6 +15,7 @@ import { SecondFactor1764547200000 } from './migrations/1764547200000-second-fac
 import { Passkeys1764633600000 } from './migrations/1764633600000-passkeys';
 import { EmailCodes1764720000000 } from './migrations/1764720000000-email-codes';
 import { IdentityProviders1764806400000 } from './migrations/1764806400000-identity-providers';
+import { Reauthentication1764892800000 } from './migrations/1764892800000-reauthentication';
 import { SealedFederationFlows1764979200000 } from './migrations/1764979200000-sealed-federation-flows';
 
 export const MIGRATIONS = [
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   Passkeys1764633600000,
   EmailCodes1764720000000,
   IdentityProviders1764806400000,
+  Reauthentication1764892800000,
   SealedFederationFlows1764979200000,
 ];
 

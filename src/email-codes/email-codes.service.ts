@@ -6,7 +6,7 @@ import { EmailCodeConfig, MfaConfig } from '../config/config.sections';
 import { PurgeSchedule, purgeInBatches } from '../database/batch-purge';
 import { Database } from '../database/database.service';
 import { hashToken, randomToken } from '../tokens/token-hash';
-import { EmailCode } from './email-code.entity';
+import { EmailCode, EmailCodePurpose } from './email-code.entity';
 
 const PURGE_EVERY_MS = 10 * 60_000;
 
@@ -20,10 +20,12 @@ export interface IssuedEmailCode {
 export type CodeOutcome = 'used' | 'wrong' | 'none';
 
 /**
- * The mailed sign-in codes: the one service that touches email_codes. A row is a code and its
- * link, good for EMAIL_CODE_TTL seconds and one use of either. Only the newest of a user's codes
- * is live (a new mail retires the ones issued before it), so a guesser faces one code at a time, and each
- * takes EMAIL_CODE_ATTEMPTS wrong guesses at most before it is dead, its link with it.
+ * The mailed codes: the one service that touches email_codes. A row is a code and its link, good
+ * for EMAIL_CODE_TTL seconds and one use of either. A code is for one purpose (a sign-in, or a
+ * step-up, whose mail carries no link) and only ever accepted for it. Only the newest of a
+ * user's codes of a purpose is live (a new mail retires the ones issued before it), so a guesser
+ * faces one code at a time, and each takes EMAIL_CODE_ATTEMPTS wrong guesses at most before it
+ * is dead, its link with it.
  *
  * Six digits are few: an unkeyed hash of one would be undone by trying them all. The code is
  * hashed with a key derived from MFA_ENCRYPTION_KEY (which a copy of the database does not hold)
@@ -52,7 +54,7 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** A new code and link for the user; the older ones stay live until `retireOthers`. */
-  async issue(userId: string): Promise<IssuedEmailCode> {
+  async issue(userId: string, purpose: EmailCodePurpose = 'sign_in'): Promise<IssuedEmailCode> {
     const token = randomToken();
     const code = String(randomInt(1_000_000)).padStart(6, '0');
     const id = hashToken(token);
@@ -61,6 +63,7 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
       manager.withRepository(this.codes).insert({
         id,
         userId,
+        purpose,
         codeHash: this.codeHash(id, code),
         attempts: 0,
         createdAt: now,
@@ -72,10 +75,11 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /**
-   * Once its mail went out, the codes issued before `token`'s are retired. Only those: two
-   * requests at once (a double click) each finish here, and retiring every other code would
-   * have each retire the other's, leaving the person two dead mails. Issued order is creation
-   * time, then id for codes of the same millisecond, the order `useCode` takes the newest by.
+   * Once its mail went out, the codes of its purpose issued before `token`'s are retired. Only
+   * those: two requests at once (a double click) each finish here, and retiring every other code
+   * would have each retire the other's, leaving the person two dead mails. Issued order is
+   * creation time, then id for codes of the same millisecond, the order `useCode` takes the
+   * newest by.
    */
   async retireOthers(userId: string, token: string): Promise<void> {
     const id = hashToken(token);
@@ -83,7 +87,7 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
       const rows = manager.withRepository(this.codes);
       const mine = await rows.findOneBy({ id });
       if (!mine) return;
-      const live = { userId, usedAt: IsNull() };
+      const live = { userId, purpose: mine.purpose, usedAt: IsNull() };
       const usedAt = new Date();
       await rows.update({ ...live, createdAt: LessThan(mine.createdAt) }, { usedAt });
       await rows.update(
@@ -101,8 +105,8 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /**
-   * Uses up the live code `token` is the link of, in one conditional statement (two uses at once:
-   * one wins). Its user, or null for an unknown, used, expired or dead one.
+   * Uses up the live sign-in code `token` is the link of, in one conditional statement (two uses
+   * at once: one wins). Its user, or null for an unknown, used, expired or dead one.
    */
   async useLink(token: string): Promise<string | null> {
     const id = hashToken(token);
@@ -112,6 +116,7 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
       const claimed = await rows.update(
         {
           id,
+          purpose: 'sign_in',
           usedAt: IsNull(),
           expiresAt: MoreThan(now),
           attempts: LessThan(this.config.maxAttempts),
@@ -124,15 +129,20 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /**
-   * Checks `code` against the user's live code: a right one is used up (its link with it), a
-   * wrong one counted against it. Read under lock, so parallel guesses are each counted.
+   * Checks `code` against the user's live code of `purpose`: a right one is used up (its link
+   * with it), a wrong one counted against it. Read under lock, so parallel guesses are each
+   * counted.
    */
-  async useCode(userId: string, code: string): Promise<CodeOutcome> {
+  async useCode(
+    userId: string,
+    code: string,
+    purpose: EmailCodePurpose = 'sign_in',
+  ): Promise<CodeOutcome> {
     const now = new Date();
     return this.database.transaction(async (manager) => {
       const rows = manager.withRepository(this.codes);
       const live = await rows.findOne({
-        where: { userId, usedAt: IsNull(), expiresAt: MoreThan(now) },
+        where: { userId, purpose, usedAt: IsNull(), expiresAt: MoreThan(now) },
         order: { createdAt: 'DESC', id: 'DESC' },
         lock: this.database.rowLock,
       });

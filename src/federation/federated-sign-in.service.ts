@@ -16,20 +16,29 @@ import { FederationOutcome, Metrics } from '../metrics/metrics.service';
 import { normalizeEmail, USERNAME_PATTERN } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, UsersService } from '../users/users.service';
+import { RefreshClaims } from '../sessions/refresh-claims';
 import { Flow, FederationStates } from './federation-states.service';
 import { ProviderProfile } from './provider-profile';
 import { ProviderClients } from './provider-clients.service';
+import { ProviderStepUp, StepUpFlow } from './provider-step-up.service';
 
-/** The contract's two callback codes (decisions.md): a client knows no others. */
-export type RedirectError = 'ACCOUNT_EXISTS' | 'PROVIDER_ERROR';
+/**
+ * The contract's two callback codes (decisions.md), and a step-up's own: `IDENTITY_NOT_FOUND`,
+ * the identity that came back is not one linked to the account stepping up.
+ */
+export type RedirectError = 'ACCOUNT_EXISTS' | 'PROVIDER_ERROR' | 'IDENTITY_NOT_FOUND';
 
 /** Where the callback sends the browser, and with what. */
 export type CallbackOutcome = { redirectTo: string } & (
   | { kind: 'session'; session: Session }
   | { kind: 'second_factor'; pending: PendingSecondFactor }
   | { kind: 'linked' }
+  | { kind: 'reauthenticated'; session: Session }
   | { kind: 'error'; error: RedirectError }
 );
+
+/** Who a round trip is for, beyond a sign-in: an account linking, or a session stepping up. */
+export type SignedInFlow = { purpose: 'link'; user: User } | StepUpFlow;
 
 const USERNAME_TRIES = 5;
 
@@ -58,27 +67,32 @@ export class FederatedSignIn {
     private readonly mail: MailService,
     private readonly afterAnswer: AfterAnswer,
     private readonly federation: FederationConfig,
+    private readonly stepUps: ProviderStepUp,
   ) {}
 
-  /** The provider's authorization URL for a new flow bound to `browser`. */
+  /**
+   * The provider's authorization URL for a new flow bound to `browser`: a sign-in, or for a
+   * signed-in user a link or a step-up (which asks the provider for a new sign-in).
+   */
   async start(
     providerId: string,
     redirectTo: string,
     browser: string,
-    linkingUser: User | null,
+    signedIn: SignedInFlow | null,
   ): Promise<string> {
     const { client } = this.providers.get(providerId);
     const target = this.applicationUrls.check(redirectTo, 'redirect_to')!;
     const flow = this.states.open({
       provider: providerId,
-      purpose: linkingUser ? 'link' : 'sign_in',
-      userId: linkingUser?.id ?? null,
-      tokenVersion: linkingUser?.tokenVersion ?? null,
+      purpose: signedIn?.purpose ?? 'sign_in',
+      userId: signedIn?.user.id ?? null,
+      tokenVersion: signedIn?.user.tokenVersion ?? null,
+      sessionId: signedIn?.purpose === 'reauth' ? signedIn.session.id : null,
       redirectTo: target,
       browser,
     });
     try {
-      return await client.authorizationUrl(flow);
+      return await client.authorizationUrl(flow, signedIn?.purpose === 'reauth');
     } catch (error) {
       this.logger.warn(`Provider ${providerId} unreachable: ${describe(error)}`);
       throw new AppException('PROVIDER_ERROR', {
@@ -96,6 +110,7 @@ export class FederatedSignIn {
     query: URLSearchParams,
     browser: string | undefined,
     client: ClientInfo,
+    presented?: RefreshClaims,
   ): Promise<CallbackOutcome> {
     const state = query.get('state');
     const flow = state ? await this.states.take(state, browser) : null;
@@ -105,7 +120,7 @@ export class FederatedSignIn {
       if (back === undefined) throw new AppException('PROVIDER_ERROR');
       return { kind: 'error', redirectTo: back, error: 'PROVIDER_ERROR' };
     }
-    const outcome = await this.conclude(state!, flow, query, client);
+    const outcome = await this.conclude(state!, flow, query, client, presented);
     this.metrics.federated(metricOf(outcome));
     return outcome;
   }
@@ -115,6 +130,7 @@ export class FederatedSignIn {
     flow: Flow,
     query: URLSearchParams,
     client: ClientInfo,
+    presented: RefreshClaims | undefined,
   ): Promise<CallbackOutcome> {
     const redirectTo = flow.redirectTo;
     const refused = async (error: RedirectError, detail: string): Promise<CallbackOutcome> => {
@@ -144,6 +160,13 @@ export class FederatedSignIn {
       profile = { ...profile, email: null, emailVerified: false };
     }
     if (flow.purpose === 'link') return this.link(flow, profile, client, refused);
+    if (flow.purpose === 'reauth') {
+      const refusal = await this.stepUps.refusal(flow, profile);
+      if (refusal) return refused(refusal.error, refusal.detail);
+      const session = await this.stepUps.renew(flow, presented, client);
+      if (!session) return refused('PROVIDER_ERROR', 'the session ended meanwhile');
+      return { kind: 'reauthenticated', redirectTo, session };
+    }
     const known = await this.identities.findBySubject(flow.provider, profile.subject);
     let user = known ? await this.users.findById(known.userId) : null;
     if (user && !this.ssoAllows(flow.provider, user.email)) {
@@ -299,6 +322,7 @@ export function usernameFor(profile: Pick<ProviderProfile, 'username' | 'email'>
 
 function metricOf(outcome: CallbackOutcome): FederationOutcome {
   if (outcome.kind === 'session') return 'signed_in';
+  if (outcome.kind === 'reauthenticated') return 'reauthenticated';
   if (outcome.kind === 'second_factor') return 'mfa_required';
   if (outcome.kind === 'linked') return 'linked';
   return outcome.error === 'ACCOUNT_EXISTS' ? 'account_exists' : 'provider_error';

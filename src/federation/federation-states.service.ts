@@ -18,14 +18,17 @@ const PURGE_EVERY_MS = 10 * 60_000;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export type FlowPurpose = 'sign_in' | 'link';
+/** `reauth`: a step-up of a signed-in session, through a provider linked to its account. */
+export type FlowPurpose = 'sign_in' | 'link' | 'reauth';
 
 export interface NewFlow {
   provider: string;
   purpose: FlowPurpose;
   userId: string | null;
-  /** The linking user's token version; null for a sign-in. */
+  /** The linking (or stepping-up) user's token version; null for a sign-in. */
   tokenVersion: number | null;
+  /** The session a step-up renews; null otherwise. */
+  sessionId: string | null;
   /** Checked against APP_ORIGINS by the caller. */
   redirectTo: string;
   /** The browser's flow cookie: a random value, only its hash goes into the state. */
@@ -44,11 +47,15 @@ export interface Flow {
    * flight from one of those sessions is refused at the callback.
    */
   tokenVersion: number | null;
+  /** The session a step-up renews; null otherwise. */
+  sessionId: string | null;
   /** The SHA-256 of the flow cookie of the browser that began it. */
   browserHash: string;
   codeVerifier: string;
   nonce: string;
   redirectTo: string;
+  /** When it began: a step-up's fresh sign-in at the provider must not be older. */
+  createdAt: Date;
   expiresAt: Date;
 }
 
@@ -64,6 +71,7 @@ interface Sealed {
   k: FlowPurpose;
   u: string | null;
   v: number | null;
+  s: string | null;
   b: string;
   c: string;
   n: string;
@@ -109,6 +117,7 @@ export class FederationStates implements OnApplicationBootstrap, OnApplicationSh
       k: flow.purpose,
       u: flow.userId,
       v: flow.tokenVersion,
+      s: flow.sessionId,
       b: hashToken(flow.browser),
       c: opened.codeVerifier,
       n: opened.nonce,
@@ -194,10 +203,12 @@ export class FederationStates implements OnApplicationBootstrap, OnApplicationSh
         purpose: sealed.k,
         userId: sealed.u,
         tokenVersion: sealed.v,
+        sessionId: sealed.s ?? null,
         browserHash: sealed.b,
         codeVerifier: sealed.c,
         nonce: sealed.n,
         redirectTo: sealed.r,
+        createdAt: new Date(sealed.e - FLOW_TTL_SECONDS * 1000),
         expiresAt: new Date(sealed.e),
       };
     } catch {

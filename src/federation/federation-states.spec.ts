@@ -11,6 +11,7 @@ const FLOW: NewFlow = {
   purpose: 'link',
   userId: 'user_1',
   tokenVersion: 3,
+  sessionId: null,
   redirectTo: 'http://localhost:5173/?linked=corp',
   browser: BROWSER,
 };

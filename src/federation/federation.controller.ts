@@ -13,6 +13,7 @@ import {
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AuthCookies } from '../auth/auth-cookies.service';
+import { PresentedRefresh } from '../auth/presented-refresh.service';
 import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpRequest, HttpResponse } from '../common/http/http-request';
@@ -64,6 +65,7 @@ export class FederationController {
     private readonly federation: FederationConfig,
     private readonly app: AppConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
+    private readonly refresh: PresentedRefresh,
   ) {}
 
   @Get('providers')
@@ -114,7 +116,8 @@ export class FederationController {
     summary: "The provider's redirect back (not for clients to call)",
     description:
       '302 to the flow\'s `redirect_to`: with the session cookies (`amr: ["fed"]`) after a ' +
-      'sign-in; unchanged after linking; with `?error=ACCOUNT_EXISTS` (the email belongs to an ' +
+      'sign-in or a step-up (the same session renewed; `?error=IDENTITY_NOT_FOUND` when ' +
+      'another identity than the linked one came back); unchanged after linking; with `?error=ACCOUNT_EXISTS` (the email belongs to an ' +
       'account this identity is not linked to) or `?error=PROVIDER_ERROR` (anything else, a ' +
       'disabled account included) and no cookies after a refusal; with ' +
       '`#mfa_required=true&challenge=…&methods=…` when the account has a second factor (answer ' +
@@ -132,8 +135,17 @@ export class FederationController {
     @Client() client: ClientInfo,
   ): Promise<RedirectAnswer> {
     const query = new URL(request.url, 'http://callback').searchParams;
-    const outcome = await this.signIn.finish(id, query, this.flowCookie.read(request), client);
-    if (outcome.kind === 'session') this.authCookies.set(response, outcome.session.tokens);
+    const outcome = await this.signIn.finish(
+      id,
+      query,
+      this.flowCookie.read(request),
+      client,
+      // A step-up rotates the session's refresh cookie, which comes along to /api/v1/auth.
+      this.refresh.of(request),
+    );
+    if (outcome.kind === 'session' || outcome.kind === 'reauthenticated') {
+      this.authCookies.set(response, outcome.session.tokens);
+    }
     return { url: callbackRedirect(outcome), statusCode: 302 };
   }
 

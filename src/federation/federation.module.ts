@@ -17,10 +17,13 @@ import { FlowCookie } from './flow-cookie';
 import { IdentitiesController } from './identities.controller';
 import { IdentityLinks } from './identity-links.service';
 import { ProviderClients } from './provider-clients.service';
+import { ProviderStepUpController } from './provider-step-up.controller';
+import { ProviderStepUp } from './provider-step-up.service';
 
 /**
- * Signing in with identity providers (AUTH_PROVIDERS), linking them to accounts, and enterprise
- * SSO by email domain. Sessions start through AuthModule's AuthService, as every sign-in's do.
+ * Signing in with identity providers (AUTH_PROVIDERS), linking them to accounts, stepping a
+ * session up through them, and enterprise SSO by email domain. Sessions start through
+ * AuthModule's AuthService, as every sign-in's do, and step up through its Reauthentication.
  */
 @Module({
   imports: [
@@ -35,7 +38,14 @@ import { ProviderClients } from './provider-clients.service';
     UsersModule,
     TypeOrmModule.forFeature([FinishedFlow]),
   ],
-  controllers: [FederationController, IdentitiesController],
-  providers: [FederatedSignIn, FederationStates, FlowCookie, IdentityLinks, ProviderClients],
+  controllers: [FederationController, IdentitiesController, ProviderStepUpController],
+  providers: [
+    FederatedSignIn,
+    FederationStates,
+    FlowCookie,
+    IdentityLinks,
+    ProviderClients,
+    ProviderStepUp,
+  ],
 })
 export class FederationModule {}

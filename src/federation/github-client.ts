@@ -28,6 +28,10 @@ export class GitHubClient {
     this.endpoints = provider.github!;
   }
 
+  /**
+   * GitHub has no way to ask for a new sign-in (no `prompt=login`, no `max_age`): a step-up
+   * through it proves the browser holds the GitHub account now, however long it has.
+   */
   authorizationUrl(flow: { state: string; codeVerifier: string }): Promise<string> {
     const url = new URL(this.endpoints.authorization);
     url.search = new URLSearchParams({
@@ -88,6 +92,7 @@ export class GitHubClient {
       email: chosen?.email ?? null,
       emailVerified: chosen !== undefined,
       username: typeof user.login === 'string' ? user.login : null,
+      authTime: null,
     };
   }
 

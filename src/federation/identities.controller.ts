@@ -98,7 +98,10 @@ export class IdentitiesController {
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<RedirectAnswer> {
     const browser = this.flowCookie.issue(request, response);
-    const url = await this.signIn.start(id, requiredRedirect(redirectTo), browser, user);
+    const url = await this.signIn.start(id, requiredRedirect(redirectTo), browser, {
+      purpose: 'link',
+      user,
+    });
     return { url, statusCode: 302 };
   }
 

@@ -18,7 +18,15 @@ export class OidcClient {
     private readonly redirectUri: string,
   ) {}
 
-  async authorizationUrl(flow: { state: string; nonce: string; codeVerifier: string }) {
+  /**
+   * `fresh`: a step-up, which must be a new sign-in at the provider, not a session it already
+   * holds: OpenID Connect's `prompt=login` and `max_age=0` ask for one (and for `auth_time` in
+   * the ID token, which the callback checks).
+   */
+  async authorizationUrl(
+    flow: { state: string; nonce: string; codeVerifier: string },
+    fresh = false,
+  ) {
     const config = await this.discover();
     return oidc
       .buildAuthorizationUrl(config, {
@@ -28,6 +36,7 @@ export class OidcClient {
         nonce: flow.nonce,
         code_challenge: await oidc.calculatePKCECodeChallenge(flow.codeVerifier),
         code_challenge_method: 'S256',
+        ...(fresh ? { prompt: 'login', max_age: '0' } : {}),
       })
       .toString();
   }
@@ -57,6 +66,7 @@ export class OidcClient {
       // as some providers send it).
       emailVerified: claims.email_verified === true || claims.email_verified === 'true',
       username: typeof claims.preferred_username === 'string' ? claims.preferred_username : null,
+      authTime: typeof claims.auth_time === 'number' ? claims.auth_time : null,
     };
   }
 

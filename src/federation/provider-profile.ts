@@ -6,6 +6,11 @@ export interface ProviderProfile {
   emailVerified: boolean;
   /** A hint for the new account's username (`preferred_username`, GitHub's login). */
   username: string | null;
+  /**
+   * When the person last signed in at the provider (the ID token's `auth_time`, epoch seconds);
+   * null when it does not say (GitHub never does).
+   */
+  authTime: number | null;
 }
 
 /** A provider's answer was refused: `detail` is for the log (never a code, token or secret). */

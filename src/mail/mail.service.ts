@@ -20,6 +20,16 @@ export interface CodeMail extends TokenMail {
   code: string;
 }
 
+/** A step-up's code: the six digits alone (it has no link: it signs no one in). */
+export interface ReauthenticationCodeMail {
+  /** The address stored on the account. */
+  to: string;
+  username: string;
+  code: string;
+  /** Seconds the code stays valid, for the wording. */
+  ttl: number;
+}
+
 /**
  * A notice about something done to or with the account: nothing in it logs anyone in. The only
  * link one carries is the undo of an email change, to the old address.
@@ -52,6 +62,8 @@ export class MailDeliveryError extends Error {
 }
 
 type Kind = 'verification' | 'password-reset' | 'email-change' | 'email-code';
+/** Mails with a code and no link. */
+type CodeKind = 'reauthentication-code';
 type NoticeKind =
   | 'password-changed'
   | 'email-change-requested'
@@ -65,8 +77,9 @@ type NoticeKind =
 /** The notices about the second factor, each sent by MfaService after the change. */
 export type MfaNotice = Extract<NoticeKind, `mfa-${string}` | 'recovery-code-used'>;
 
-const METRIC_KIND: Record<Kind | NoticeKind, EmailKind> = {
+const METRIC_KIND: Record<Kind | CodeKind | NoticeKind, EmailKind> = {
   verification: 'verification',
+  'reauthentication-code': 'reauthentication_code',
   'password-reset': 'password_reset',
   'email-change': 'email_change',
   'email-code': 'email_code',
@@ -102,6 +115,10 @@ const KINDS: Record<Kind, { servicePath: string; subject: string }> = {
     servicePath: '/api/v1/auth/email-code/verify',
     subject: 'Your sign-in code for {{appName}}',
   },
+};
+
+const CODE_SUBJECTS: Record<CodeKind, string> = {
+  'reauthentication-code': 'Your code to confirm it is you on {{appName}}',
 };
 
 const NOTICE_SUBJECTS: Record<NoticeKind, string> = {
@@ -184,6 +201,20 @@ export class MailService {
     return this.send('email-code', message, { code: message.code });
   }
 
+  /** To the account's address: a code that confirms a signed-in session (step-up), no link. */
+  sendReauthenticationCode(message: ReauthenticationCodeMail): Promise<void> {
+    const context: CodeContext = {
+      appName: this.app.appName,
+      username: message.username,
+      email: message.to,
+      link: '',
+      validFor: lifetimeInWords(message.ttl),
+      code: message.code,
+    };
+    const kind: CodeKind = 'reauthentication-code';
+    return this.deliver(kind, message.to, CODE_SUBJECTS[kind], context);
+  }
+
   sendPasswordChangedNotice(message: NoticeMail): Promise<void> {
     return this.sendNotice('password-changed', message);
   }
@@ -260,7 +291,7 @@ export class MailService {
   }
 
   private async deliver(
-    kind: Kind | NoticeKind,
+    kind: Kind | CodeKind | NoticeKind,
     to: string,
     subject: string,
     context: EmailContext | CodeContext | NoticeContext,

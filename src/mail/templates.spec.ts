@@ -161,6 +161,27 @@ describe('the sign-in code email', () => {
   });
 });
 
+describe('the step-up code email', () => {
+  const context: CodeContext = { ...hostile, link: '', code: '049213', validFor: '10 minutes' };
+
+  it('shows the code, escaped, in both parts, and carries no link at all', async () => {
+    const mail = await send(testMailer(), 'reauthentication-code', context);
+    const html = typeof mail.html === 'string' ? mail.html : '';
+    expect(html).toContain('>049213</p>');
+    expect(mail.text).toContain('\n049213\n');
+    expect(mail.text).toContain('valid for 10 minutes and works once');
+    expect(html).not.toMatch(/<a\s|href=/);
+    expect(html).not.toContain('copy this link');
+    expect(mail.text).not.toMatch(/https?:/);
+    expect(html).not.toContain('<script>');
+    const hostileCode = await send(testMailer(), 'reauthentication-code', {
+      ...context,
+      code: '<b>1</b>',
+    });
+    expect(hostileCode.html).toContain('&lt;b&gt;1&lt;/b&gt;');
+  });
+});
+
 describe('the mailer', () => {
   const mailer = testMailer();
 

@@ -32,12 +32,18 @@ const EMAIL_KINDS = [
   'recovery_code_used',
   'email_code',
   'identity_linked',
+  'reauthentication_code',
 ] as const;
 /** `capped`: not sent, the address has had MAIL_RECIPIENT_LIMIT mails of its kind lately. */
 const EMAIL_OUTCOMES = ['sent', 'failed', 'capped'] as const;
 const SECOND_FACTOR_METHODS = ['totp', 'recovery_code'] as const;
 const SECOND_FACTOR_OUTCOMES = ['ok', 'failed'] as const;
-const PASSKEY_CEREMONIES = ['registration', 'sign_in', 'second_factor'] as const;
+const PASSKEY_CEREMONIES = [
+  'registration',
+  'sign_in',
+  'second_factor',
+  'reauthentication',
+] as const;
 /** What a sign-in by email sent back: the six digits, or the mail's link. */
 const EMAIL_CODE_PROOFS = ['code', 'link'] as const;
 /** `failed`: a wrong, used, expired or dead code or link (a wrong code is counted against it). */
@@ -47,12 +53,14 @@ const PASSKEY_OUTCOMES = ['ok', 'failed', 'counter_rejected'] as const;
 
 /**
  * A round trip through an identity provider: `signed_in`, `mfa_required` (its second step is
- * pending), `linked`, `account_exists` (not linked silently), `provider_error` (anything else).
+ * pending), `linked`, `reauthenticated` (a step-up), `account_exists` (not linked silently),
+ * `provider_error` (anything else, a step-up by an identity of another account included).
  */
 const FEDERATION_OUTCOMES = [
   'signed_in',
   'mfa_required',
   'linked',
+  'reauthenticated',
   'account_exists',
   'provider_error',
 ] as const;

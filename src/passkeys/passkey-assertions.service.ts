@@ -14,8 +14,11 @@ import { transportsOf, userHandleOf } from './passkeys.service';
 import { CeremonyRefused, RelyingParty, challengeOf } from './relying-party';
 import { WebAuthnChallenges } from './webauthn-challenges.service';
 
-/** A passkey ceremony that signs someone in, alone or after their password. */
-export type SignInCeremony = 'sign_in' | 'second_factor';
+/**
+ * A passkey ceremony that signs someone in, alone or after their password, or confirms a
+ * signed-in session again (a step-up).
+ */
+export type SignInCeremony = 'sign_in' | 'second_factor' | 'reauthentication';
 
 /** Who a passkey proved to be, and how (RFC 8176: `hwk` bound to hardware, `swk` synced). */
 export interface ProvenPasskey {
@@ -50,15 +53,30 @@ export class PasskeyAssertions {
     return this.relyingParty.authenticationOptions(challenge, [], 'required');
   }
 
-  async secondFactorOptions(userId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const challenge = this.challenges.issue('second_factor', userId);
+  secondFactorOptions(userId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    return this.ownedOptions('second_factor', userId);
+  }
+
+  /**
+   * A step-up with one of the user's passkeys: listed, as for a second step, but with user
+   * verification required, as for a passwordless sign-in: the passkey alone confirms the person.
+   */
+  reauthenticationOptions(userId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    return this.ownedOptions('reauthentication', userId);
+  }
+
+  private async ownedOptions(
+    ceremony: Exclude<SignInCeremony, 'sign_in'>,
+    userId: string,
+  ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const challenge = this.challenges.issue(ceremony, userId);
     const owned = await this.database.run((manager) =>
       manager.withRepository(this.passkeys).findBy({ userId }),
     );
     return this.relyingParty.authenticationOptions(
       challenge,
       owned.map((passkey) => ({ id: passkey.credentialId, transports: transportsOf(passkey) })),
-      'preferred',
+      ceremony === 'second_factor' ? 'preferred' : 'required',
     );
   }
 
@@ -98,7 +116,8 @@ export class PasskeyAssertions {
           counter: passkey.counter,
           transports: transportsOf(passkey),
         },
-        ceremony === 'sign_in',
+        // Presence is enough only after a password: alone, the passkey is both factors.
+        ceremony !== 'second_factor',
       );
       await this.moveCounter(passkey, assertion);
       this.metrics.passkey(ceremony, 'ok');

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export const CEREMONIES = ['registration', 'sign_in', 'second_factor'] as const;
+/** `reauthentication`: a step-up of a signed-in session (`POST /auth/reauthenticate`). */
+export const CEREMONIES = ['registration', 'sign_in', 'second_factor', 'reauthentication'] as const;
 export type Ceremony = (typeof CEREMONIES)[number];
 
 /**

@@ -33,6 +33,23 @@ export const FEDERATED_AND_CODE: readonly string[] = Object.freeze(['fed', 'otp'
 export const FEDERATED_AND_PASSKEY = (method: 'hwk' | 'swk'): readonly string[] =>
   Object.freeze(['fed', method, 'mfa']);
 
+/**
+ * A step-up with the authenticator app's code: a second factor on top of the session's first
+ * step, which its `amr` names first, said as a login's second step says it (`["pwd", "otp"]`,
+ * `["fed", "otp"]`, `["otp", "mfa"]` after a mailed code; `["hwk", "otp", "mfa"]` after a
+ * passkey). Never `["otp"]` alone, which is a mailed code's: a client (and MFA_REQUIRED_ROLES)
+ * must be able to tell a second factor from a mailbox. Unknown first step (a token from before
+ * `amr`): `otp` alone, which shows no second factor.
+ */
+export function codeAfterFirstStep(sessionAmr: readonly string[] | undefined): readonly string[] {
+  const first = sessionAmr?.[0];
+  if (first === 'pwd') return PASSWORD_AND_CODE;
+  if (first === 'fed') return FEDERATED_AND_CODE;
+  if (first === 'otp') return EMAIL_CODE_AND_CODE;
+  if (first === 'hwk' || first === 'swk') return Object.freeze([first, 'otp', 'mfa']);
+  return EMAIL_CODE;
+}
+
 export interface RefreshClaims {
   sub: string;
   /** The purpose: no other token of the service carries it. */

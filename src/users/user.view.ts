@@ -54,8 +54,49 @@ export class VerifiedUser extends PublicUser {
   verified_at!: string | null;
 }
 
+/**
+ * A proof an account can give `POST /auth/reauthenticate` (a step-up), in the order a page
+ * offers them: its password, its authenticator app's code, one of its passkeys, a fresh sign-in
+ * at a linked identity provider (`GET /users/me/identities` names them), a code mailed to it.
+ */
+export const REAUTHENTICATION_METHODS = [
+  'password',
+  'totp',
+  'passkey',
+  'identity_provider',
+  'email_code',
+] as const;
+export type ReauthenticationMethod = (typeof REAUTHENTICATION_METHODS)[number];
+
+/** What a profile adds to the user: how its owner proves it is them. */
+export interface ProfileProofs {
+  hasPassword: boolean;
+  methods: ReauthenticationMethod[];
+}
+
 /** The signed-in user's own profile (`GET /users/me`, `PATCH /users/me`). */
-export class ProfileView extends VerifiedUser {}
+export class ProfileView extends VerifiedUser {
+  @ApiProperty({
+    description:
+      'The account has a password. Without one (made by an identity provider, or its password ' +
+      'removed when a mailed code first proved its address), changing the email, deleting the ' +
+      'account and switching the second factor off take a recent sign-in instead of the ' +
+      'password; a password is set through the reset mail (POST /auth/forgot-password).',
+  })
+  has_password!: boolean;
+
+  @ApiProperty({
+    enum: REAUTHENTICATION_METHODS,
+    isArray: true,
+    example: ['passkey', 'identity_provider', 'email_code'],
+    description:
+      'The proofs this account can give POST /auth/reauthenticate, in the order to offer them: ' +
+      '`password`, `totp` (the authenticator app), `passkey`, `identity_provider` (a fresh ' +
+      'sign-in at a linked provider: GET /users/me/identities), `email_code` (a code mailed ' +
+      'to its address; absent for an address whose domain must sign in through its provider).',
+  })
+  reauthentication_methods!: ReauthenticationMethod[];
+}
 
 /** The contract's body-token login shape names the username `name` and has a `picture`. */
 export class TokenUser {
@@ -103,8 +144,12 @@ export function verifiedUser(user: User): VerifiedUser {
   return { ...publicUser(user), verified_at: user.verifiedAt?.toISOString() ?? null };
 }
 
-export function profileView(user: User): ProfileView {
-  return verifiedUser(user);
+export function profileView(user: User, proofs: ProfileProofs): ProfileView {
+  return {
+    ...verifiedUser(user),
+    has_password: proofs.hasPassword,
+    reauthentication_methods: proofs.methods,
+  };
 }
 
 export function tokenResponseUser(user: User): TokenUser {

@@ -240,10 +240,11 @@ export class UsersService {
     return this.requireIn(manager, userId);
   }
 
+  /** Null removes the password: the account signs in (and confirms changes) without one. */
   async setPasswordHash(
     manager: EntityManager,
     userId: string,
-    passwordHash: string,
+    passwordHash: string | null,
   ): Promise<void> {
     await manager
       .withRepository(this.users)

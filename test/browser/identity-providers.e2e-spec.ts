@@ -1,5 +1,7 @@
 import { BrowserContext, Page } from 'playwright-core';
 import * as jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+import { signAccess } from '../support/access-tokens';
 import { IdentityProviderProcess, startIdentityProvider } from '../support/identity-provider';
 import {
   Harness,
@@ -12,6 +14,7 @@ import {
   resultOf,
   startHarness,
 } from './harness';
+import { screenshot } from './screenshots';
 
 /**
  * What the account page says when a link comes back refused (`?error=ACCOUNT_EXISTS`: that
@@ -136,6 +139,127 @@ describe('identity providers in the example app', () => {
     await page.waitForSelector('#signed-out:not([hidden])');
     expect(await page.isVisible('#task-log-in #login-form')).toBe(true);
   });
+
+  /**
+   * Issue 32: an account the provider made has no password. The page asks it for none: it
+   * changes its email and deletes itself, and when its sign-in is no longer recent it confirms
+   * it is the owner with a code by email or a new sign-in at its provider, in a desktop window
+   * and on a phone.
+   */
+  describe.each(Object.entries(VIEWPORTS))(
+    'an account without a password, %s',
+    (size, viewport) => {
+      let sized: BrowserContext;
+      beforeEach(async () => {
+        sized = await h.browser.newContext({ viewport });
+        sized.setDefaultTimeout(10_000);
+      });
+      afterEach(() => sized.close());
+
+      /** The session's access cookie, as it would be once its sign-in is older than 10 minutes. */
+      async function ageSession(): Promise<void> {
+        const cookie = (await sized.cookies(h.apiUrl)).find((c) => c.name === 'access_token')!;
+        const claims = jwt.decode(cookie.value) as Record<string, unknown>;
+        const aged = signAccess({
+          ...claims,
+          jti: randomUUID(),
+          auth_time: Math.floor(Date.now() / 1000) - 3600,
+        });
+        await sized.addCookies([{ ...cookie, value: aged }]);
+      }
+
+      /** The provider's login page again (a step-up asks it for a new sign-in), back to the app. */
+      async function signInAgainAt(page: Page, login: string): Promise<void> {
+        await page.waitForURL((url) => url.href.startsWith(idp.issuer));
+        await page.fill('input[name="login"]', login);
+        await page.fill('input[name="password"]', 'any');
+        await page.click('button[type="submit"]');
+        await page.waitForURL((url) => url.href.startsWith(h.spa.url));
+      }
+
+      it('changes its email and deletes itself, confirming it is the owner by mail and at its provider', async () => {
+        const email = `nopw-${size}-${process.pid}-${Date.now()}@corp.example`;
+        const login = `np-${size}-${Date.now()}:${email}:1`;
+        const tab = await openApp(sized, h.spa.url);
+        const { page } = tab;
+        await throughProvider(page, SIGN_IN, login);
+        await page.waitForSelector('#signed-in:not([hidden]):not([aria-busy])');
+
+        // Nothing on the page asks for, or speaks of, a password it does not have.
+        expect(await page.isVisible('#email-password')).toBe(false);
+        expect(await page.isVisible('#delete-password')).toBe(false);
+        expect(await page.isVisible('#password-form')).toBe(false);
+        expect(await page.isVisible('#set-password-send')).toBe(true);
+        const cards = `${await page.innerText('#two-step')} ${await page.innerText('#passkeys')}`;
+        expect(cards).not.toMatch(/your password/i);
+        expect(await page.innerText('#two-step-status')).toBe(
+          'Off: signing in asks for no code from an app.',
+        );
+        expect(await page.innerText('#passkeys-status')).toBe('None yet.');
+
+        // Past STEP_UP_MAX_AGE, the email change asks to confirm it is them: no password field,
+        // the ways this account has, and how to set a password.
+        await ageSession();
+        const newEmail = `moved-${size}-${process.pid}-${Date.now()}@example.com`;
+        await page.fill('#email-newEmail', newEmail);
+        await page.click('#email-form [type=submit]');
+        await page.waitForSelector('#reauth-dialog[open]');
+        expect(await page.isVisible('#reauth-password')).toBe(false);
+        expect(await page.isVisible('#reauth-no-password')).toBe(true);
+        expect(await page.isVisible('#reauth-other-ways >> text=Sign in again with Corp ID')).toBe(
+          true,
+        );
+        expect(await axeViolations(page)).toEqual([]);
+        if (size === 'desktop') await screenshot(page, 'step-up-without-password');
+        await page.click('#reauth-email');
+        await page.waitForSelector('#reauth-email-code:visible');
+        expect(await page.innerText('#reauth-email-hint')).toContain(email);
+        const mail = h.sink.to(email).pop()!;
+        expect(mail.subject).toBe('Your code to confirm it is you on Auth Service');
+        await page.fill('#reauth-email-code', /\n(\d{6})\n/.exec(mail.text)![1]);
+        const sent = await resultAfter(page, 'email-form', () =>
+          page.click('#reauth-form [type=submit]'),
+        );
+        expect(sent).toBe(`We sent a link to ${newEmail}. Your address changes once you open it.`);
+        expect(h.sink.to(newEmail)).toHaveLength(1);
+
+        // Later again: deleting it, confirmed by a new sign-in at the provider. The page is left
+        // and comes back, saying so; the deletion then goes through.
+        await ageSession();
+        await page.click('#delete-form [type=submit]');
+        await page.waitForSelector('#reauth-dialog[open]');
+        await page.click('#reauth-other-ways >> text=Sign in again with Corp ID');
+        await signInAgainAt(page, login);
+        await page.waitForSelector('#signed-in:not([hidden]):not([aria-busy])');
+        await page.waitForSelector('#account-card-result:not(:empty)');
+        expect(await resultOf(page, 'account-card')).toBe(
+          'You confirmed it’s you with Corp ID. Make your change again: it goes through now.',
+        );
+        expect(page.url()).toBe(`${h.spa.url}/`);
+        const access = (await sized.cookies(h.apiUrl)).find((c) => c.name === 'access_token')!;
+        expect((jwt.decode(access.value) as { amr: string[] }).amr).toEqual(['fed']);
+        const deleted = await resultAfter(page, 'login-form', () =>
+          page.click('#delete-form [type=submit]'),
+        );
+        expect(deleted).toBe('Your account was deleted.');
+        expect(await page.isVisible('#reauth-dialog')).toBe(false);
+        const rows = await h.t.dataSource.query<unknown[]>('SELECT id FROM users WHERE email = ?', [
+          email,
+        ]);
+        expect(rows).toEqual([]);
+
+        // The service answered "confirm it's you" twice, and nothing else failed.
+        const ours = (line: string) => line.includes(h.spa.url) || line.includes(h.apiUrl);
+        expect(tab.failures.filter(ours)).toEqual([
+          `403 ${h.apiUrl}/users/me/email`,
+          `403 ${h.apiUrl}/users/me`,
+        ]);
+        // No script error: the console says only what failed to load (the provider's pages
+        // fetch resources from the internet, which the test machine may not reach).
+        for (const error of tab.consoleErrors) expect(error).toMatch(/^Failed to load resource/);
+      });
+    },
+  );
 
   it('links the provider from the account page, and says on that card why a second link was refused', async () => {
     const subject = `l-${Date.now()}`;

@@ -21,6 +21,7 @@ export const SCREENSHOTS = [
   'two-step-codes',
   'second-step',
   'passkeys',
+  'step-up-without-password',
 ] as const;
 export type Screenshot = (typeof SCREENSHOTS)[number];
 

@@ -147,7 +147,7 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     expect(await text(bobPage, '#status')).toBe(`Signed in as ${bob.credentials.username}`);
   }, 60_000);
 
-  it('tells an administrator who must use two-step sign-in, in plain words, and lets them switch it on', async () => {
+  it('tells an administrator who must use two-step sign-in, in plain words, lets them switch it on, then asks for it', async () => {
     const admin = await registerAndLogin(h.t, uniqueUser('stepadmin'));
     await h.t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
     const tab = await browserTab();
@@ -170,11 +170,31 @@ describe('the example app: step-up, and a second factor a role must have', () =>
     await page.click('#totp-confirm-form [type=submit]');
     await page.waitForSelector('#recovery:not([hidden])');
 
+    // Switched on, but this session was signed in with the password alone: the role's rule
+    // looks at how it was signed in, and the page asks for the second factor, not the password.
+    await page.waitForSelector('#sessions-result:has-text("confirm it’s you")');
+    expect(await resultOf(page, 'sessions')).toBe(
+      'The sessions could not be listed. Your account must use two-step sign-in: confirm it’s you with your authenticator app or your passkey.',
+    );
+    await page.click('#recovery-done');
+    await page.click('#sessions-step-up');
+    await stepUpAsked(page);
+    expect(await page.isVisible('#reauth-password')).toBe(false);
+    expect(await page.isVisible('#reauth-switch')).toBe(false);
+    expect(await focused(page)).toBe('reauth-code');
+    await page.fill('#reauth-code', await codeToType(app));
+    await page.click('#reauth-form [type=submit]');
+
     // Everything else opens up: the sessions are listed now.
     await page.waitForSelector('#session-list li >> text=This device');
     // And what the list could not do before is no longer said beside it.
     expect(await resultOf(page, 'sessions')).toBe('');
-    expect(tab.failures).toEqual([`403 ${h.apiUrl}/users/me/sessions`]);
+    expect(await page.isVisible('#sessions-step-up')).toBe(false);
+    expect(tab.failures).toEqual([
+      `403 ${h.apiUrl}/users/me/sessions`,
+      `403 ${h.apiUrl}/users/me/sessions`,
+      `403 ${h.apiUrl}/users/me/sessions`,
+    ]);
   });
 
   /** Two-step sign-in switched on over the API, as another device would. */

@@ -1,5 +1,6 @@
 // The signed-in part of the example app: profile, sessions, password, email and deletion, each
-// through one SDK call.
+// through one SDK call; an account without a password confirms with a recent sign-in instead.
+import { AuthError } from './sdk/index.js';
 import { describe } from './messages.js';
 import { clearForm, whileBusy } from './forms.js';
 import { clearResults, say } from './results.js';
@@ -34,11 +35,42 @@ const SESSIONS_EVERY_MS = 30_000;
 
 /**
  * Wires the signed-in forms with what the app shares: the SDK client, the view of a signed-in
- * user, and its way of handling a form (busy button, field errors, result).
+ * user, its way of handling a form (busy button, field errors, result) and the step-up.
  */
-export function wireAccount({ auth, showSignedIn, onSubmit }) {
+export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
   const card = $('#sessions');
   let timer;
+  /** The signed-in account's address, for the mail that sets a password. */
+  let email = null;
+
+  /**
+   * An account without a password confirms its changes with a recent sign-in: no password field,
+   * a word on why none is asked for, and instead of changing a password, a link to set one.
+   */
+  function setProfile(profile) {
+    email = profile.email;
+    const without = !profile.has_password;
+    for (const input of [$('#email-password'), $('#delete-password')]) {
+      input.closest('.field').hidden = without;
+      input.disabled = without;
+    }
+    for (const note of document.querySelectorAll('.no-password-proof')) note.hidden = !without;
+    $('#password-form').hidden = without;
+    $('#set-password').hidden = !without;
+  }
+
+  $('#set-password-send').addEventListener('click', () => {
+    const region = $('#set-password');
+    void whileBusy($('#set-password-send'), 'Sending…', async () => {
+      clearResults(region);
+      try {
+        await auth.forgotPassword({ email, applicationUrl: `${location.origin}/reset-password` });
+        say(region, `We sent a link to ${email}. Open it to choose your password.`, 'success');
+      } catch (error) {
+        say(region, `The link was not sent. ${describe(error, 'forgot')}`);
+      }
+    });
+  });
 
   /**
    * Lists the sessions, and keeps the list live: read again every little while the page is in
@@ -54,9 +86,14 @@ export function wireAccount({ auth, showSignedIn, onSubmit }) {
         list.replaceChildren(...data.sessions.map(sessionItem));
       }
       $('#end-others').hidden = data.sessions.length < 2;
+      $('#sessions-step-up').hidden = true;
       if (card.querySelector('.result.error')) clearResults(card);
     } catch (error) {
       say(card, `The sessions could not be listed. ${describe(error)}`, 'error', { focus: false });
+      // A role that must show its second factor: confirming it lists them.
+      $('#sessions-step-up').hidden = !(
+        error instanceof AuthError && error.code === 'SECOND_FACTOR_REQUIRED'
+      );
     }
     if (!$('#signed-in').hidden) timer = setTimeout(whenVisible, SESSIONS_EVERY_MS);
   }
@@ -118,6 +155,12 @@ export function wireAccount({ auth, showSignedIn, onSubmit }) {
     return item;
   }
 
+  $('#sessions-step-up').addEventListener('click', () => {
+    void whileBusy($('#sessions-step-up'), 'Confirming…', async () => {
+      if (await withStepUp(() => auth.listSessions())) await loadSessions();
+    });
+  });
+
   $('#end-others').addEventListener('click', () => {
     void whileBusy($('#end-others'), 'Signing out…', async () => {
       clearResults(card);
@@ -152,10 +195,13 @@ export function wireAccount({ auth, showSignedIn, onSubmit }) {
   });
 
   onSubmit('#email-form', 'Sending…', async (values, form) => {
-    await auth.requestEmailChange({
-      ...values,
-      applicationUrl: `${location.origin}/confirm-email`,
-    });
+    const sent = await withStepUp(() =>
+      auth.requestEmailChange({ ...values, applicationUrl: `${location.origin}/confirm-email` }),
+    );
+    if (!sent) {
+      say(form, 'Nothing was sent: your address stays as it is.', 'info');
+      return;
+    }
     clearForm(form);
     say(
       form,
@@ -164,9 +210,10 @@ export function wireAccount({ auth, showSignedIn, onSubmit }) {
     );
   });
 
-  onSubmit('#delete-form', 'Deleting…', async (values) => {
-    await auth.deleteAccount(values);
+  onSubmit('#delete-form', 'Deleting…', async (values, form) => {
+    const deleted = await withStepUp(() => auth.deleteAccount(values));
+    if (!deleted) say(form, 'Your account was not deleted.', 'info');
   });
 
-  return { loadSessions, reset };
+  return { loadSessions, reset, setProfile };
 }

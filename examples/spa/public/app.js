@@ -21,6 +21,7 @@ import { wireSecondFactor } from './second-factor.js';
 import { wirePasskeys } from './passkeys.js';
 import { wireEmailCode } from './email-code.js';
 import { wireIdentityProviders } from './identity-providers.js';
+import { wireStepUp } from './step-up.js';
 
 const auth = createAuthClient({ baseUrl: API_URL });
 // For trying the SDK in the browser's console.
@@ -118,11 +119,28 @@ function showSignedIn(user) {
   $('#signed-in').setAttribute('aria-busy', 'true');
   // Settled once every card has loaded: a result said after that stays where it was put.
   return Promise.allSettled([
+    loadProfile(),
     account.loadSessions(),
     secondFactor.load(),
     passkeys.load(),
     identityProviders.load(),
   ]).then(() => $('#signed-in').removeAttribute('aria-busy'));
+}
+
+/**
+ * Whether the account has a password, from its profile: the forms and cards that speak of one
+ * (or ask for it) follow. Unknown (the profile could not be read): as if it had one.
+ */
+async function loadProfile() {
+  let profile;
+  try {
+    profile = (await auth.getProfile()).data.user;
+  } catch {
+    return;
+  }
+  account.setProfile(profile);
+  secondFactor.setHasPassword(profile.has_password);
+  passkeys.setHasPassword(profile.has_password);
 }
 
 /**
@@ -386,6 +404,7 @@ $('#retry').addEventListener('click', () => {
 
 auth.onSessionEnded((reason) => {
   clearAllForms();
+  stepUp.reset();
   emailCode.reset();
   secondFactor.reset();
   passkeys.reset();
@@ -404,10 +423,13 @@ auth.onSessionStarted(({ source }) => {
   if (source === 'other-tab' && !resetToken) void showCurrentState();
 });
 
-const account = wireAccount({ auth, showSignedIn, onSubmit });
+const stepUp = wireStepUp({ auth });
+const { withStepUp } = stepUp;
+const account = wireAccount({ auth, showSignedIn, onSubmit, withStepUp });
 const secondFactor = wireSecondFactor({
   auth,
   onSubmit,
+  withStepUp,
   onChange: () => account.loadSessions(),
 });
 
@@ -428,7 +450,7 @@ const emailCode = wireEmailCode({
 const passkeys = wirePasskeys({
   auth,
   onSubmit,
-  withStepUp: secondFactor.withStepUp,
+  withStepUp,
   onChange: () => account.loadSessions(),
   onCount: (count) => secondFactor.setPasskeys(count),
 });
@@ -498,11 +520,7 @@ async function offerSignInMethods() {
   }
 }
 
-const identityProviders = wireIdentityProviders({
-  auth,
-  withStepUp: secondFactor.withStepUp,
-  onSubmit,
-});
+const identityProviders = wireIdentityProviders({ auth, withStepUp, onSubmit });
 
 for (const form of FORMS) resultArea(form);
 for (const card of document.querySelectorAll('.card, #unavailable')) resultArea(card);
@@ -548,6 +566,9 @@ else if (providerReturn.kind === 'second_factor') {
   await showCurrentState();
   if (token) say(pageRegion(), 'This link is not one this app knows.');
   if (providerReturn.kind === 'error') identityProviders.sayReturnError($('#signed-out').hidden);
-  else identityProviders.sayLinked();
+  else {
+    identityProviders.sayLinked();
+    if ($('#signed-out').hidden) identityProviders.sayStepUpDone();
+  }
 }
 document.body.dataset.ready = 'true';

@@ -10,7 +10,13 @@ import { clearResults, resultArea, say } from './results.js';
 const $ = (selector) => document.querySelector(selector);
 
 /** The codes a refused round trip may leave in the address; any other reads as PROVIDER_ERROR. */
-const RETURN_CODES = ['ACCOUNT_EXISTS', 'PROVIDER_ERROR', 'SSO_REQUIRED', 'ACCOUNT_DISABLED'];
+const RETURN_CODES = [
+  'ACCOUNT_EXISTS',
+  'PROVIDER_ERROR',
+  'SSO_REQUIRED',
+  'ACCOUNT_DISABLED',
+  'IDENTITY_NOT_FOUND',
+];
 
 export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
   const card = $('#identities');
@@ -18,6 +24,8 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
   let returnError = null;
   /** The provider a link's round trip came back from (`?linked=<id>`), until it is said. */
   let linkedReturn = null;
+  /** The provider a step-up went through (step-up.js sends it back with `?step_up=<id>`). */
+  let steppedUpWith = null;
   /** Where every round trip comes back to: this page. */
   const back = `${location.origin}/`;
   let providers = [];
@@ -85,10 +93,12 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
   function readReturn() {
     const result = auth.readProviderReturn(location.href);
     const linked = new URLSearchParams(location.search).get('linked');
+    steppedUpWith = new URLSearchParams(location.search).get('step_up');
     if (
       location.search.includes('error=') ||
       linked !== null ||
-      location.hash.includes('mfa_required')
+      location.hash.includes('mfa_required') ||
+      steppedUpWith !== null
     ) {
       history.replaceState(null, '', location.pathname);
     }
@@ -115,12 +125,33 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
     say(card, `${name} is linked: you can sign in with it from now on.`, 'success');
   }
 
-  /** Says why the round trip failed: on the account page for a link, else beside the sign-in. */
+  /**
+   * Says why the round trip failed: on the account page for a link or a step-up, else beside
+   * the sign-in.
+   */
   function sayReturnError(signedIn) {
     if (!returnError) return;
     const error = new AuthError(returnError, '', 0);
-    say(signedIn ? card : $('#other-ways'), describe(error, signedIn ? 'link' : 'sign-in'));
+    const task = steppedUpWith !== null ? 'step-up' : signedIn ? 'link' : 'sign-in';
+    const region = steppedUpWith !== null ? $('#account-card') : signedIn ? card : $('#other-ways');
+    say(region, describe(error, task));
     returnError = null;
+    steppedUpWith = null;
+  }
+
+  /**
+   * Back from a step-up through a provider: the session is recent again, and what asked for it
+   * can be done now (the page was left, so it was not done yet).
+   */
+  function sayStepUpDone() {
+    if (steppedUpWith === null) return;
+    const name = providers.find((p) => p.id === steppedUpWith)?.name ?? 'your provider';
+    say(
+      $('#account-card'),
+      `You confirmed it’s you with ${name}. Make your change again: it goes through now.`,
+      'success',
+    );
+    steppedUpWith = null;
   }
 
   async function load() {
@@ -178,5 +209,13 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
     }
   }
 
-  return { loadProviders, readReturn, sayReturnError, sayLinked, sayUseProvider, load };
+  return {
+    loadProviders,
+    readReturn,
+    sayReturnError,
+    sayLinked,
+    sayStepUpDone,
+    sayUseProvider,
+    load,
+  };
 }

@@ -28,7 +28,10 @@ const FIELD_WORDS = {
   login: { password: 'Enter your password.' },
   'email-change': { password: 'Enter your current password.' },
   delete: { password: 'Enter your current password.' },
-  reauth: { password: 'Enter your password.' },
+  reauth: {
+    password: 'Enter your password.',
+    email_code: 'Enter the 6 digits from the email.',
+  },
   'totp-disable': { password: 'Enter your current password.' },
 };
 
@@ -41,6 +44,7 @@ const CODE_FIELD_WORDS = {
   INVALID_MFA_CODE: {
     code: 'That code is wrong or was already used. Enter the one your app shows now.',
     recovery_code: 'That recovery code is wrong or was already used. Try another one.',
+    email_code: 'That code is wrong, expired or already used. Check the latest email.',
   },
   // 409: the address or the name belongs to another account.
   REGISTRATION_FAILED: {
@@ -82,6 +86,8 @@ const CODE_WORDS = {
   REAUTHENTICATION_REQUIRED: 'You signed in a while ago: confirm it’s you, then try again.',
   MFA_ENROLMENT_REQUIRED:
     'Your account must use two-step sign-in: switch it on under “Two-step sign-in” first.',
+  SECOND_FACTOR_REQUIRED:
+    'Your account must use two-step sign-in: confirm it’s you with your authenticator app or your passkey.',
   EMAIL_ALREADY_VERIFIED: {
     '*': 'Your email address is already verified.',
     resend:
@@ -106,8 +112,15 @@ const CODE_WORDS = {
     '*': 'An account with this email already exists. Sign in to it, then link the provider from your account page.',
     link: 'That provider account is linked to another account already, or yours already has one from this provider: nothing was linked.',
   },
-  PROVIDER_ERROR: 'Signing in with the provider did not work. Try again.',
-  IDENTITY_NOT_FOUND: 'That provider is no longer linked: the list is up to date now.',
+  PROVIDER_ERROR: {
+    '*': 'Signing in with the provider did not work. Try again.',
+    'step-up': 'Signing in again with the provider did not work: nothing changed. Try again.',
+  },
+  IDENTITY_NOT_FOUND: {
+    '*': 'That provider is no longer linked: the list is up to date now.',
+    'step-up':
+      'That is not the provider account linked to yours: nothing changed. Sign in there with the linked one.',
+  },
   SESSION_NOT_FOUND: 'That session has already ended.',
   NOT_FOUND: {
     '*': 'This service does not offer that.',

@@ -10,12 +10,39 @@ const day = (iso) => new Date(iso).toLocaleDateString('en', { dateStyle: 'medium
 
 /**
  * Wires the passkeys card with the SDK client and the app's form handling and step-up
- * (`withStepUp`: the password or a code when the service wants a recent sign-in); `onChange`
+ * (`withStepUp`: a proof the account has when the service wants a recent sign-in); `onChange`
  * runs once a passkey was added or removed (it is a second factor too), `onCount` each time
  * they are listed.
  */
 export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) {
   const card = $('#passkeys');
+  /** Whether the account has a password: a passkey replaces it, or is the way in with no other. */
+  let hasPassword = true;
+  let count = 0;
+
+  /** How many there are, said as it is for this account. */
+  function statusText() {
+    if (count === 0) return hasPassword ? 'None yet: signing in takes your password.' : 'None yet.';
+    const instead = hasPassword ? 'instead of your password' : 'with no password';
+    return count === 1
+      ? `1 passkey: sign in with it ${instead}.`
+      : `${count} passkeys: sign in with any of them ${instead}.`;
+  }
+
+  function render() {
+    $('#passkeys-with-password').hidden = !hasPassword;
+    // Until the list is read there is nothing to say (a browser without passkeys says so).
+    if ($('#passkey-list').dataset.listed === 'true') {
+      $('#passkeys-status').textContent = statusText();
+    }
+  }
+
+  /** The profile says whether the account has a password. */
+  function setHasPassword(value) {
+    hasPassword = value;
+    render();
+  }
+
   async function load() {
     const list = $('#passkey-list');
     if (!(await auth.passkeySupport()).passkeys) {
@@ -25,16 +52,13 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
     try {
       const { data } = await auth.listPasskeys();
       list.replaceChildren(...data.passkeys.map(passkeyItem));
-      const count = data.passkeys.length;
+      count = data.passkeys.length;
       onCount(count);
-      $('#passkeys-status').textContent =
-        count === 0
-          ? 'None yet: signing in takes your password.'
-          : count === 1
-            ? '1 passkey: sign in with it instead of your password.'
-            : `${count} passkeys: sign in with any of them instead of your password.`;
+      list.dataset.listed = 'true';
+      render();
     } catch (error) {
       list.replaceChildren();
+      delete list.dataset.listed;
       $('#passkeys-status').textContent = `Your passkeys could not be listed. ${describe(error)}`;
     }
   }
@@ -110,9 +134,10 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
     }
     clearForm(form);
     await load();
+    const after = hasPassword ? ', or use it after your password' : '';
     say(
       form,
-      `The passkey “${result.data.passkey.name}” was added. Sign in with it next time, or use it after your password.`,
+      `The passkey “${result.data.passkey.name}” was added. Sign in with it next time${after}.`,
       'success',
     );
     void onChange();
@@ -120,9 +145,12 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
 
   function reset() {
     onCount(0);
+    count = 0;
+    hasPassword = true;
     $('#passkey-list').replaceChildren();
+    delete $('#passkey-list').dataset.listed;
     clearForm($('#passkey-add-form'));
   }
 
-  return { load, reset };
+  return { load, reset, setHasPassword };
 }

@@ -1,10 +1,8 @@
 // The account page's two-step sign-in: switch it on (a QR code, then a first code), the recovery
-// codes shown once, new ones, switch it off; and the step-up the service asks for when the
-// sign-in is not recent enough (403 REAUTHENTICATION_REQUIRED): the password or a code, then the
-// same call again.
-import { AuthError } from './sdk/index.js';
-import { describe, fieldWords } from './messages.js';
-import { clearForm, eitherField, fieldsOf, showFieldErrors, valuesOf, whileBusy } from './forms.js';
+// codes shown once, new ones, switch it off. What needs a recent sign-in goes through the
+// step-up (step-up.js), which asks for a proof the account has and runs the call again.
+import { describe } from './messages.js';
+import { clearForm, eitherField, whileBusy } from './forms.js';
 import { clearResults, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -12,7 +10,9 @@ const $ = (selector) => document.querySelector(selector);
 /** "JBSW Y3DP EHPK …": the key in groups of four, easier to type into an app. */
 export const groupsOfFour = (secret) => secret.match(/.{1,4}/g).join(' ');
 
-function statusText({ totp, recovery_codes_left: left }, passkeys) {
+function statusText({ totp, recovery_codes_left: left }, passkeys, hasPassword) {
+  // An account without a password signs in with a provider, a passkey or a mailed code.
+  if (!totp && !hasPassword) return 'Off: signing in asks for no code from an app.';
   if (!totp && passkeys > 0) return 'Off: after your password, signing in asks for your passkey.';
   if (!totp) return 'Off: signing in takes only your password.';
   const codes = `${left} recovery code${left === 1 ? '' : 's'} left`;
@@ -22,30 +22,32 @@ function statusText({ totp, recovery_codes_left: left }, passkeys) {
 }
 
 /**
- * Wires the two-step section of the account page with the app's SDK client and forms;
+ * Wires the two-step section of the account page with the app's SDK client, forms and step-up;
  * `onChange` runs once it was switched on or off (a role that must have it can do more now).
  */
-export function wireSecondFactor({ auth, onSubmit, onChange }) {
+export function wireSecondFactor({ auth, onSubmit, onChange, withStepUp }) {
   const card = $('#two-step');
   let status = { totp: false, recovery_codes_left: 0 };
   /** How many passkeys the account has: each is a second factor too. */
   let passkeys = 0;
+  /** Whether the account has a password: the words, and how it is switched off, depend on it. */
+  let hasPassword = true;
   let enrolling = false;
   let showingCodes = false;
-  /** Resolves the open step-up question: true once the session is authenticated again. */
-  let answerStepUp = null;
 
   const disableField = eitherField($('#totp-disable-switch'), [
     { input: $('#totp-disable-code'), offer: 'Use a code from your app instead' },
     { input: $('#totp-disable-password'), offer: 'Use your password instead' },
   ]);
-  const reauthField = eitherField($('#reauth-switch'), [
-    { input: $('#reauth-password'), offer: 'Use your password instead' },
-    { input: $('#reauth-code'), offer: 'Use a code from your app instead' },
-  ]);
 
   function render() {
-    $('#two-step-status').textContent = statusText(status, passkeys);
+    $('#two-step-status').textContent = statusText(status, passkeys, hasPassword);
+    $('#totp-off-hint').textContent = hasPassword
+      ? 'With it on, signing in takes your password and a code from an authenticator app on your phone, so a stolen password is not enough.'
+      : 'With it on, signing in also asks for a code from an authenticator app on your phone.';
+    // Without a password, the code is the one thing to type; a recent sign-in does without it.
+    $('#totp-disable-switch').hidden = !hasPassword;
+    $('#totp-disable-recent').hidden = hasPassword;
     $('#totp-off').hidden = status.totp || enrolling;
     $('#totp-enrol').hidden = !enrolling;
     $('#recovery').hidden = !showingCodes;
@@ -61,60 +63,6 @@ export function wireSecondFactor({ auth, onSubmit, onChange }) {
         `Whether two-step sign-in is on could not be checked. ${describe(error)}`;
     }
   }
-
-  /**
-   * Runs `call`; when the service wants a recent sign-in, asks for the password (or a code) and
-   * runs it once more. Undefined when the person cancels.
-   */
-  async function withStepUp(call) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof AuthError && error.code === 'REAUTHENTICATION_REQUIRED')) throw error;
-      if (!(await confirmIdentity())) return undefined;
-      return call();
-    }
-  }
-
-  /** The step-up question, in a modal dialog that keeps the focus until it is answered. */
-  function confirmIdentity() {
-    const dialog = $('#reauth-dialog');
-    clearForm($('#reauth-form'));
-    reauthField.reset();
-    // A code is offered only to someone with an authenticator app.
-    $('#reauth-switch').hidden = !status.totp;
-    dialog.returnValue = '';
-    dialog.showModal();
-    reauthField.input.focus();
-    return new Promise((resolve) => {
-      answerStepUp = resolve;
-    });
-  }
-
-  // Confirmed, cancelled, Escape, or the session ended meanwhile.
-  $('#reauth-dialog').addEventListener('close', () => {
-    answerStepUp?.($('#reauth-dialog').returnValue === 'confirmed');
-    answerStepUp = null;
-  });
-  $('#reauth-cancel').addEventListener('click', () => $('#reauth-dialog').close('cancelled'));
-  $('#reauth-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    const form = event.currentTarget;
-    void whileBusy(form.querySelector('[type=submit]'), 'Checking…', async () => {
-      clearResults(form);
-      try {
-        await auth.reauthenticate(valuesOf(form));
-        $('#reauth-dialog').close('confirmed');
-      } catch (error) {
-        // The page behind the dialog is inert: the error is said here, beside the field.
-        const words = fieldWords(error, fieldsOf(form), 'reauth');
-        if (words[reauthField.input.name]) {
-          showFieldErrors(form, words);
-          reauthField.input.select();
-        } else say(form, describe(error, 'reauth'));
-      }
-    });
-  });
 
   function showEnrolment({ secret, otpauth_url: uri, qr_svg: qr }) {
     $('#totp-qr').src = qr;
@@ -178,8 +126,9 @@ export function wireSecondFactor({ auth, onSubmit, onChange }) {
     status = { totp: true, recovery_codes_left: data.recovery_codes.length };
     showCodes(
       data.recovery_codes,
-      'Two-step sign-in is on. From now on, signing in asks for your password and a code from ' +
-        'your authenticator app. ' +
+      `Two-step sign-in is on. From now on, signing in asks for ${
+        hasPassword ? 'your password and ' : ''
+      }a code from your authenticator app. ` +
         'If you lose the app, one of these codes signs you in instead.',
     );
     void onChange();
@@ -211,8 +160,9 @@ export function wireSecondFactor({ auth, onSubmit, onChange }) {
     });
   });
 
-  onSubmit('#totp-disable-form', 'Switching off…', async (values, form) => {
-    const result = await withStepUp(() => auth.disableTotp(values));
+  /** Switched off with `proof` (none: the recent sign-in of an account without a password). */
+  async function switchOff(form, proof) {
+    const result = await withStepUp(() => auth.disableTotp(proof));
     if (!result) {
       say(form, 'Two-step sign-in is still on.', 'info');
       return;
@@ -223,13 +173,27 @@ export function wireSecondFactor({ auth, onSubmit, onChange }) {
     status = { totp: false, recovery_codes_left: 0 };
     render();
     // The form is gone: the result is said in the section it was in.
-    say(card, 'Two-step sign-in is off. Signing in takes only your password now.', 'success');
+    const words = hasPassword ? ' Signing in takes only your password now.' : '';
+    say(card, `Two-step sign-in is off.${words}`, 'success');
     void onChange();
+  }
+
+  onSubmit('#totp-disable-form', 'Switching off…', (values, form) => switchOff(form, values));
+
+  $('#totp-disable-recent').addEventListener('click', () => {
+    const form = $('#totp-disable-form');
+    void whileBusy($('#totp-disable-recent'), 'Switching off…', async () => {
+      clearResults(form);
+      try {
+        await switchOff(form, undefined);
+      } catch (error) {
+        say(form, describe(error, 'totp-disable'));
+      }
+    });
   });
 
-  /** After a sign-out: no secret, no code and no open question stay on the page. */
+  /** After a sign-out: no secret and no code stay on the page. */
   function reset() {
-    if ($('#reauth-dialog').open) $('#reauth-dialog').close('cancelled');
     forgetEnrolment();
     hideCodes();
     clearForm($('#totp-disable-form'));
@@ -245,5 +209,11 @@ export function wireSecondFactor({ auth, onSubmit, onChange }) {
     if ($('#two-step-status').textContent) render();
   }
 
-  return { load, reset, withStepUp, setPasskeys };
+  /** The profile says whether the account has a password. */
+  function setHasPassword(value) {
+    hasPassword = value;
+    if ($('#two-step-status').textContent) render();
+  }
+
+  return { load, reset, setPasskeys, setHasPassword };
 }

@@ -1,11 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { CurrentPasswordField } from '../../account/dto/current-password.field';
 
-/** `DELETE /users/me`: the current password confirms it is the owner, not a borrowed session. */
+/**
+ * `DELETE /users/me`: the current password confirms it is the owner, not a borrowed session; an
+ * account without a password leaves it out, and a recent sign-in confirms it instead.
+ */
 export class DeleteAccountDto {
-  @ApiProperty({ format: 'password', description: 'The current password.', maxLength: 1024 })
-  @IsString({ message: 'password must be a string' })
-  @IsNotEmpty({ message: 'password must not be empty' })
-  @MaxLength(1024, { message: 'password must be at most 1024 characters long' })
-  password!: string;
+  @CurrentPasswordField('password', false)
+  password?: string;
 }

@@ -4,8 +4,8 @@ import { CurrentPasswordField } from './current-password.field';
 
 /** `POST /users/me/email`: the new address gets the link; nothing changes until it is used. */
 export class EmailChangeRequestDto {
-  @CurrentPasswordField('password')
-  password!: string;
+  @CurrentPasswordField('password', false)
+  password?: string;
 
   @EmailField('newEmail')
   newEmail!: string;

@@ -10,7 +10,8 @@ import { ROLES_KEY, RolesGuard } from '../guards/roles.guard';
  * A route for signed-in users only (access token by bearer or cookie, revocation checked), and
  * with roles given, only for those roles: `@Authenticated()`, `@Authenticated('admin')`. A user
  * whose role MFA_REQUIRED_ROLES names must have a second factor first (403
- * MFA_ENROLMENT_REQUIRED; see SecondFactorGuard). The handler gets the user with
+ * MFA_ENROLMENT_REQUIRED) and a token that shows it (403 SECOND_FACTOR_REQUIRED; see
+ * SecondFactorGuard). The handler gets the user with
  * `@RequestUser()`.
  */
 export function Authenticated(...roles: Role[]): MethodDecorator & ClassDecorator {
@@ -19,6 +20,7 @@ export function Authenticated(...roles: Role[]): MethodDecorator & ClassDecorato
     ApiErrors(
       'INVALID_TOKEN',
       'MFA_ENROLMENT_REQUIRED',
+      'SECOND_FACTOR_REQUIRED',
       ...(roles.length > 0 ? (['FORBIDDEN'] as const) : []),
     ),
   );

@@ -11,7 +11,7 @@ import { HttpRequest } from '../../common/http/http-request';
 import { RouteMetadataCache } from '../../common/throttling/route-metadata.cache';
 import { ApiErrors } from '../../openapi/api-responses.decorator';
 import { User } from '../../users/user.entity';
-import { SecondFactorPolicy } from '../second-factor-policy';
+import { SecondFactorPolicy, showsSecondFactor } from '../second-factor-policy';
 
 const RECENT = 'auth:recent-authentication';
 /** Set by `@AuthenticatedBeforeEnrolment()`. */
@@ -28,9 +28,12 @@ export const RecentlyAuthenticated = () =>
 
 /**
  * After the access-token and role guards of `@Authenticated()`: a user whose role
- * MFA_REQUIRED_ROLES names and who has no second factor gets 403 MFA_ENROLMENT_REQUIRED from
- * every route but those of `@AuthenticatedBeforeEnrolment()` (logout takes its own guard and
- * stays open); a route marked `@RecentlyAuthenticated()` needs a recent sign-in.
+ * MFA_REQUIRED_ROLES names gets, from every route but those of `@AuthenticatedBeforeEnrolment()`
+ * (logout takes its own guard and stays open), 403 MFA_ENROLMENT_REQUIRED while they have no
+ * second factor, and 403 SECOND_FACTOR_REQUIRED once they have one but the access token's `amr`
+ * shows none (`showsSecondFactor`: a token from before the enrolment, or renewed by a step-up
+ * with the password alone); `POST /auth/reauthenticate` with a code or a passkey gives one that
+ * does. A route marked `@RecentlyAuthenticated()` needs a recent sign-in.
  */
 @Injectable()
 export class SecondFactorGuard implements CanActivate {
@@ -54,6 +57,11 @@ export class SecondFactorGuard implements CanActivate {
     if (req.user instanceof User && !marked(BEFORE_ENROLMENT)) {
       if (await this.policy.mustEnrol(req.user)) {
         throw new AppException('MFA_ENROLMENT_REQUIRED');
+      }
+      // Judged by how this token was obtained, not by the account: a token from before the
+      // enrolment (or one a password alone renewed) shows no second factor.
+      if (this.policy.requiresSecondFactor(req.user) && !showsSecondFactor(req.amr)) {
+        throw new AppException('SECOND_FACTOR_REQUIRED');
       }
     }
     if (marked(RECENT) && !this.policy.isRecent(req.authTime)) {

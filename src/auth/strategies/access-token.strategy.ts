@@ -55,6 +55,11 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_STRAT
     // that need a recent sign-in.
     req.sessionId = payload.sid;
     req.authTime = payload.auth_time;
+    // For MFA_REQUIRED_ROLES, judged by how the token was obtained, and for a step-up by code,
+    // which adds to the session's first step.
+    req.amr = Array.isArray(payload.amr)
+      ? payload.amr.filter((method): method is string => typeof method === 'string')
+      : undefined;
     // For GET /auth/session, which tells a page how long its (unreadable) cookie has left.
     req.accessExpiresAt = payload.exp;
     return user;

@@ -36,6 +36,12 @@ export const ERROR_CATALOGUE = {
     status: 403,
     message: 'Your role requires two-step sign-in: switch it on first',
   },
+  // The role's second factor is on, but this session was not signed in (or stepped up) with it.
+  SECOND_FACTOR_REQUIRED: {
+    status: 403,
+    message:
+      'Your role requires two-step sign-in: confirm it is you with your authenticator app or a passkey',
+  },
   INVALID_PASSKEY: {
     status: 401,
     message: 'The passkey could not be verified: try again, or sign in another way',

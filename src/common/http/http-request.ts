@@ -21,6 +21,8 @@ export interface HttpRequest {
   sessionId?: string;
   /** Set by the access-token strategy: the token's `auth_time` (epoch seconds), if it has one. */
   authTime?: number;
+  /** Set by the access-token strategy: the token's `amr` (how its session was authenticated). */
+  amr?: readonly string[];
   /** Set by the access-token strategy: the accepted token's `exp` (epoch seconds). */
   accessExpiresAt?: number;
 }

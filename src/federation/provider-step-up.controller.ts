@@ -1,0 +1,111 @@
+import { Controller, Get, Param, Query, Redirect, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AccessTokenGuard } from '../auth/guards/token.guard';
+import { AppException } from '../common/errors/app.exception';
+import { HttpRequest, HttpResponse } from '../common/http/http-request';
+import { RequestUser } from '../common/http/request-user.decorator';
+import { AppConfig, FederationConfig } from '../config/config.sections';
+import { requiredProviderFor } from '../config/sso-domains';
+import { IdentitiesService } from '../identities/identities.service';
+import { ApiErrors, STORED } from '../openapi/api-responses.decorator';
+import { ApiAccessToken } from '../openapi/security-schemes';
+import { User } from '../users/user.entity';
+import { FederatedSignIn } from './federated-sign-in.service';
+import {
+  PROVIDER_ID,
+  REDIRECT_TO,
+  RedirectAnswer,
+  requiredRedirect,
+} from './federation.controller';
+import { FlowCookie } from './flow-cookie';
+import { ProviderClients } from './provider-clients.service';
+
+/**
+ * A step-up through a linked identity provider: the third way (beside the password or a code, a
+ * passkey and a mailed code at `POST /auth/reauthenticate`) for an account that has no password.
+ * A browser navigation, as a sign-in's start is; the provider comes back to the usual callback,
+ * which renews this session.
+ */
+@ApiTags('auth')
+@Controller('auth/reauthenticate')
+export class ProviderStepUpController {
+  private readonly appOrigins: ReadonlySet<string>;
+
+  constructor(
+    private readonly signIn: FederatedSignIn,
+    private readonly flowCookie: FlowCookie,
+    private readonly providers: ProviderClients,
+    private readonly identities: IdentitiesService,
+    private readonly federation: FederationConfig,
+    app: AppConfig,
+  ) {
+    this.appOrigins = new Set(app.appOrigins);
+  }
+
+  @Get('providers/:id/start')
+  @Redirect()
+  @UseGuards(AccessTokenGuard)
+  @ApiOperation({
+    operationId: 'startProviderReauthentication',
+    summary: 'Step up with a fresh sign-in at a linked identity provider (a browser navigation)',
+    description:
+      '302 to the provider, asked for a new sign-in (OpenID Connect `prompt=login`, ' +
+      '`max_age=0`; GitHub cannot be asked), bound to this browser and this session. The ' +
+      'provider comes back to `/auth/providers/:id/callback`, which ends at `redirect_to`: with ' +
+      'this session\'s cookies renewed (same `sid`, `auth_time` now, `amr: ["fed"]`) when the ' +
+      'identity that signed in is the one linked to this account and its ID token says a ' +
+      'sign-in made after the start (`auth_time`, when the provider gives one); else with ' +
+      '`?error=IDENTITY_NOT_FOUND` (another identity of the provider) or `?error=PROVIDER_ERROR` ' +
+      '(anything else, a session ended meanwhile included), and nothing changed. Signed in by ' +
+      'the access-token cookie; a start a cross-site page made (`Sec-Fetch-Site: cross-site`, ' +
+      'or an `Origin` outside APP_ORIGINS) is 403 FORBIDDEN_ORIGIN. 404 IDENTITY_NOT_FOUND ' +
+      'when no identity of this provider is linked to the account; 403 SSO_REQUIRED for an ' +
+      'address whose domain must sign in through another provider (its own).',
+  })
+  @ApiParam(PROVIDER_ID)
+  @ApiQuery(REDIRECT_TO)
+  @ApiAccessToken()
+  @ApiResponse({ status: 302, description: 'To the provider.' })
+  @ApiErrors(
+    'INVALID_TOKEN',
+    'FORBIDDEN_ORIGIN',
+    'PROVIDER_NOT_FOUND',
+    'IDENTITY_NOT_FOUND',
+    'SSO_REQUIRED',
+    'PROVIDER_ERROR',
+    'VALIDATION_ERROR',
+    ...STORED,
+  )
+  async start(
+    @Param('id') id: string,
+    @Query('redirect_to') redirectTo: unknown,
+    @RequestUser() user: User,
+    @Req() request: HttpRequest,
+    @Res({ passthrough: true }) response: HttpResponse,
+  ): Promise<RedirectAnswer> {
+    // A navigation carries the SameSite=Lax access cookie from any site: a page elsewhere must
+    // not make this browser step its session up (decisions.md's rule for the link's start).
+    if (this.crossSite(request)) throw new AppException('FORBIDDEN_ORIGIN');
+    this.providers.get(id);
+    const required = requiredProviderFor(this.federation.providers, user.email);
+    if (required && required.id !== id) throw new AppException('SSO_REQUIRED');
+    const linked = await this.identities.list(user.id);
+    if (!linked.some((identity) => identity.provider === id)) {
+      throw new AppException('IDENTITY_NOT_FOUND');
+    }
+    const target = requiredRedirect(redirectTo);
+    const browser = this.flowCookie.issue(request, response);
+    const url = await this.signIn.start(id, target, browser, {
+      purpose: 'reauth',
+      user,
+      session: { id: request.sessionId! },
+    });
+    return { url, statusCode: 302 };
+  }
+
+  private crossSite(request: HttpRequest): boolean {
+    const origin = request.headers.origin;
+    if (typeof origin === 'string' && origin !== '') return !this.appOrigins.has(origin);
+    return request.headers['sec-fetch-site'] === 'cross-site';
+  }
+}
