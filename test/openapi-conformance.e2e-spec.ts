@@ -1255,7 +1255,15 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       return [
         [400, async () => by(await linked(), 'get', start(''))],
         [401, () => http().get(start())],
-        [403, () => bearer(http().get(start())).set('Sec-Fetch-Site', 'cross-site')],
+        // A navigation another site made, signed in by the cookie it carries.
+        [
+          403,
+          () =>
+            http()
+              .get(start())
+              .set('Sec-Fetch-Site', 'cross-site')
+              .set('Cookie', `access_token=${session.access}`),
+        ],
         [404, () => bearer(http().get(start()))],
       ];
     },

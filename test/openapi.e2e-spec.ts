@@ -188,6 +188,7 @@ describe('OpenAPI', () => {
     expect(redirects.map(({ operation }) => operation.operationId).sort()).toEqual([
       'finishProviderSignIn',
       'startIdentityLink',
+      'startProviderReauthentication',
       'startProviderSignIn',
     ]);
     for (const { operation } of redirects) {

@@ -40,6 +40,9 @@ describe('GET /users/me and the user-management seam', () => {
           verified_at: null,
           created_at: expect.any(String),
           updated_at: expect.any(String),
+          // What a change can be confirmed with: the password, or a step-up by a mailed code.
+          has_password: true,
+          reauthentication_methods: ['password', 'email_code'],
         },
       },
     });

@@ -1,10 +1,11 @@
 import { Controller, Get, Param, Query, Redirect, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AppNavigation } from '../auth/decorators/app-navigation.decorator';
 import { AccessTokenGuard } from '../auth/guards/token.guard';
 import { AppException } from '../common/errors/app.exception';
 import { HttpRequest, HttpResponse } from '../common/http/http-request';
 import { RequestUser } from '../common/http/request-user.decorator';
-import { AppConfig, FederationConfig } from '../config/config.sections';
+import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { IdentitiesService } from '../identities/identities.service';
 import { ApiErrors, STORED } from '../openapi/api-responses.decorator';
@@ -19,6 +20,7 @@ import {
 } from './federation.controller';
 import { FlowCookie } from './flow-cookie';
 import { ProviderClients } from './provider-clients.service';
+import { ApiProviderRedirect } from './provider-redirects.decorator';
 
 /**
  * A step-up through a linked identity provider: the third way (beside the password or a code, a
@@ -29,22 +31,18 @@ import { ProviderClients } from './provider-clients.service';
 @ApiTags('auth')
 @Controller('auth/reauthenticate')
 export class ProviderStepUpController {
-  private readonly appOrigins: ReadonlySet<string>;
-
   constructor(
     private readonly signIn: FederatedSignIn,
     private readonly flowCookie: FlowCookie,
     private readonly providers: ProviderClients,
     private readonly identities: IdentitiesService,
     private readonly federation: FederationConfig,
-    app: AppConfig,
-  ) {
-    this.appOrigins = new Set(app.appOrigins);
-  }
+  ) {}
 
   @Get('providers/:id/start')
   @Redirect()
   @UseGuards(AccessTokenGuard)
+  @AppNavigation()
   @ApiOperation({
     operationId: 'startProviderReauthentication',
     summary: 'Step up with a fresh sign-in at a linked identity provider (a browser navigation)',
@@ -57,15 +55,17 @@ export class ProviderStepUpController {
       'sign-in made after the start (`auth_time`, when the provider gives one); else with ' +
       '`?error=IDENTITY_NOT_FOUND` (another identity of the provider) or `?error=PROVIDER_ERROR` ' +
       '(anything else, a session ended meanwhile included), and nothing changed. Signed in by ' +
-      'the access-token cookie; a start a cross-site page made (`Sec-Fetch-Site: cross-site`, ' +
-      'or an `Origin` outside APP_ORIGINS) is 403 FORBIDDEN_ORIGIN. 404 IDENTITY_NOT_FOUND ' +
+      "the access-token cookie, and started from the app, as a link's start is: a navigation " +
+      'another site made (`Sec-Fetch-Site: cross-site`), one typed or opened from outside the ' +
+      'browser (`none`) or a request with an `Origin` outside APP_ORIGINS is 403 ' +
+      'FORBIDDEN_ORIGIN. 404 IDENTITY_NOT_FOUND ' +
       'when no identity of this provider is linked to the account; 403 SSO_REQUIRED for an ' +
       'address whose domain must sign in through another provider (its own).',
   })
   @ApiParam(PROVIDER_ID)
   @ApiQuery(REDIRECT_TO)
   @ApiAccessToken()
-  @ApiResponse({ status: 302, description: 'To the provider.' })
+  @ApiProviderRedirect()
   @ApiErrors(
     'INVALID_TOKEN',
     'FORBIDDEN_ORIGIN',
@@ -83,9 +83,6 @@ export class ProviderStepUpController {
     @Req() request: HttpRequest,
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<RedirectAnswer> {
-    // A navigation carries the SameSite=Lax access cookie from any site: a page elsewhere must
-    // not make this browser step its session up (decisions.md's rule for the link's start).
-    if (this.crossSite(request)) throw new AppException('FORBIDDEN_ORIGIN');
     this.providers.get(id);
     const required = requiredProviderFor(this.federation.providers, user.email);
     if (required && required.id !== id) throw new AppException('SSO_REQUIRED');
@@ -101,11 +98,5 @@ export class ProviderStepUpController {
       session: { id: request.sessionId! },
     });
     return { url, statusCode: 302 };
-  }
-
-  private crossSite(request: HttpRequest): boolean {
-    const origin = request.headers.origin;
-    if (typeof origin === 'string' && origin !== '') return !this.appOrigins.has(origin);
-    return request.headers['sec-fetch-site'] === 'cross-site';
   }
 }
