@@ -50,6 +50,18 @@ const CODE_FIELD_WORDS = {
   },
 };
 
+/**
+ * A field the service refuses for more than one reason, the reason told only by its detail's
+ * text (never shown): recognised here, so the words say which.
+ */
+const DETAIL_WORDS = [
+  {
+    field: 'newEmail',
+    says: /differ from the current address/,
+    words: 'This is already your email address: enter the new one.',
+  },
+];
+
 /** Per code, the sentence for the form; by task where the same code means something else. */
 const CODE_WORDS = {
   NETWORK_ERROR: 'The service cannot be reached. Check your connection and try again.',
@@ -187,11 +199,15 @@ export function fieldWords(error, fields, task) {
   if (!(error instanceof AuthError)) return {};
   const words = {};
   const conflict = error.code === 'REGISTRATION_FAILED' && error.status === 409;
-  for (const { field } of error.details ?? []) {
+  for (const { field, message } of error.details ?? []) {
     if (!fields.includes(field) || words[field]) continue;
+    const known = DETAIL_WORDS.find((entry) => entry.field === field && entry.says.test(message));
     words[field] = conflict
       ? (CODE_FIELD_WORDS.REGISTRATION_FAILED[field] ?? FIELD_WORDS['*'][field])
-      : (FIELD_WORDS[task]?.[field] ?? FIELD_WORDS['*'][field] ?? 'Check this field.');
+      : (known?.words ??
+        FIELD_WORDS[task]?.[field] ??
+        FIELD_WORDS['*'][field] ??
+        'Check this field.');
   }
   const byCode = CODE_FIELD_WORDS[error.code];
   if (byCode && !conflict && Object.keys(words).length === 0) {
