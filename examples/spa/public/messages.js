@@ -30,6 +30,7 @@ const FIELD_WORDS = {
   delete: { password: 'Enter your current password.' },
   reauth: { password: 'Enter your password.' },
   'totp-disable': { password: 'Enter your current password.' },
+  passkey: { name: 'Enter a name for the passkey: 1 to 64 characters, on one line.' },
 };
 
 /** Codes that are about one field: the words beside it, by task where they differ. */

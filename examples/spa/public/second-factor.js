@@ -13,7 +13,11 @@ const $ = (selector) => document.querySelector(selector);
 export const groupsOfFour = (secret) => secret.match(/.{1,4}/g).join(' ');
 
 function statusText({ totp, recovery_codes_left: left }, passkeys) {
-  if (!totp && passkeys > 0) return 'Off: after your password, signing in asks for your passkey.';
+  if (!totp && passkeys > 0) {
+    return passkeys === 1
+      ? 'The authenticator app is off. Your passkey is your second step: after your password, signing in asks for it.'
+      : 'The authenticator app is off. Your passkeys are your second step: after your password, signing in asks for one of them.';
+  }
   if (!totp) return 'Off: signing in takes only your password.';
   const codes = `${left} recovery code${left === 1 ? '' : 's'} left`;
   return left <= 3
