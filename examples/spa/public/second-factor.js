@@ -155,7 +155,54 @@ export function wireSecondFactor({ auth, onSubmit, onChange }) {
   function hideCodes() {
     showingCodes = false;
     $('#recovery-list').replaceChildren();
+    clearResults($('#recovery'));
   }
+
+  /** The codes shown, as a person keeps them: what they are for, then one a line. */
+  function codesText() {
+    const codes = [...$('#recovery-list').children].map((item) => item.textContent);
+    const made = new Date().toLocaleDateString('en', { dateStyle: 'medium' });
+    return [
+      `Recovery codes for your account at ${location.host}, made ${made}.`,
+      'Each one signs you in once if you cannot use your authenticator app.',
+      'Making new codes stops these from working.',
+      '',
+      ...codes,
+      '',
+    ].join('\n');
+  }
+
+  $('#recovery-copy').addEventListener('click', () => {
+    void whileBusy($('#recovery-copy'), 'Copying…', async () => {
+      try {
+        await navigator.clipboard.writeText(codesText());
+        say(
+          $('#recovery'),
+          'The codes were copied: paste them somewhere safe, such as a password manager.',
+          'success',
+        );
+      } catch {
+        say($('#recovery'), 'The codes could not be copied here: download them instead.');
+      }
+    });
+  });
+
+  $('#recovery-download').addEventListener('click', () => {
+    void whileBusy($('#recovery-download'), 'Downloading…', async () => {
+      const file = `recovery-codes-${location.hostname}.txt`;
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([codesText()], { type: 'text/plain' }));
+      link.download = file;
+      link.click();
+      // Once the browser has taken the file: the codes do not stay behind in a URL.
+      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+      say(
+        $('#recovery'),
+        `The codes were downloaded as ${file}: keep the file somewhere safe.`,
+        'success',
+      );
+    });
+  });
 
   $('#totp-begin').addEventListener('click', () => {
     void whileBusy($('#totp-begin'), 'Starting…', async () => {
