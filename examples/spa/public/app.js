@@ -514,6 +514,8 @@ if (route === '/reset-password' && token) {
   resetToken = token;
   setStatus('Choose a new password');
   show('#reset');
+  // The one thing to do here is to type: the field has the focus, its hint says what it is for.
+  $('#reset-newPassword').focus();
 } else if (route === '/sign-in' && token) {
   try {
     await emailCode.signInFromLink(token);
