@@ -2,6 +2,7 @@ import { BrowserContext, Page } from 'playwright-core';
 import { PASSWORD, login, registerAndLogin } from '../support/auth-helpers';
 import {
   Harness,
+  VIEWPORTS,
   fieldErrorAfter,
   logInThroughPage,
   openApp,
@@ -22,7 +23,8 @@ describe('the example app’s account page in Chromium', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    h = await startHarness();
+    // A device elsewhere is a request through a proxy on loopback, naming its own address.
+    h = await startHarness({ TRUST_PROXY: 'loopback' });
   });
   afterAll(() => h?.close());
   beforeEach(async () => {
@@ -31,6 +33,11 @@ describe('the example app’s account page in Chromium', () => {
   afterEach(() => context.close());
 
   const text = async (page: Page, selector: string) => (await page.textContent(selector))?.trim();
+  /** The window at one of the two sizes every message is checked at. */
+  async function sized(viewport: { width: number; height: number }) {
+    await context.close();
+    context = await h.browser.newContext({ viewport });
+  }
   async function signedIn() {
     const user = await registerAndLogin(h.t);
     const tab = await openApp(context, h.spa.url);
@@ -150,7 +157,9 @@ describe('the example app’s account page in Chromium', () => {
     await page.goto(link);
     await page.waitForSelector('body[data-ready="true"]');
     // The account card says so, in view and focused.
-    expect(await resultOf(page, 'account-card')).toBe(`Your email address is now ${newEmail}.`);
+    expect(await resultOf(page, 'account-card')).toBe(
+      `Your email address is now ${newEmail}. Your old address was told, with a link that undoes the change.`,
+    );
     expect(await placeOf(page, '#account-card-result')).toMatchObject({
       inView: true,
       focused: true,
@@ -253,6 +262,107 @@ describe('the example app’s account page in Chromium', () => {
     expect(reads).toHaveLength(1);
     expect(await resultOf(page, 'sessions')).toBe('');
   });
+
+  it.each(Object.entries(VIEWPORTS))(
+    'lists each session on its lines, "This device" on one, a loopback address as "this computer", on a %s',
+    async (_size, viewport) => {
+      await sized(viewport);
+      const { page, user } = await signedIn();
+      // A phone elsewhere, through the proxy in front of the service.
+      await h.t
+        .http()
+        .post('/api/v1/auth/login')
+        .set('X-Forwarded-For', '203.0.113.7')
+        .send({ email: user.credentials.email, password: user.credentials.password })
+        .expect(200);
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForFunction(() => document.querySelectorAll('#session-list li').length === 3);
+
+      const mine = page.locator('#session-list li', { hasText: 'This device' });
+      expect(await mine.locator('.hint').first().innerText()).toMatch(
+        /^this computer · signed in /,
+      );
+      const mark = await mine.locator('.session-current').evaluate((element) => ({
+        text: element.textContent,
+        lines: Math.round(
+          element.getBoundingClientRect().height / parseFloat(getComputedStyle(element).lineHeight),
+        ),
+      }));
+      expect(mark).toEqual({ text: 'This device', lines: 1 });
+      const listed = await page.innerText('#session-list');
+      expect(listed).toContain('203.0.113.7 · signed in ');
+      expect(listed).not.toMatch(/127\.0\.0\.1|::1|::ffff/);
+      // The buttons of the other sessions name their places the same way.
+      const labels = await page
+        .locator('#session-list li button')
+        .evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? ''));
+      expect(labels.map((label) => /\(([^)]*)\)$/.exec(label)?.[1]).sort()).toEqual([
+        '203.0.113.7',
+        'this computer',
+      ]);
+    },
+  );
+
+  it.each(Object.entries(VIEWPORTS))(
+    'says that the new email is the account’s own address already, beside its field, on a %s',
+    async (_size, viewport) => {
+      await sized(viewport);
+      const { page, user } = await signedIn();
+      const same = await fieldErrorAfter(page, '#email-newEmail', async () => {
+        await page.fill('#email-newEmail', user.credentials.email);
+        await page.fill('#email-password', PASSWORD);
+        await page.click('#email-form [type=submit]');
+      });
+      expect(same).toBe('This is already your email address: enter the new one.');
+      expect(await resultOf(page, 'email-form')).toBe('');
+      // A malformed address is still said as one.
+      const malformed = await fieldErrorAfter(page, '#email-newEmail', async () => {
+        await page.fill('#email-newEmail', 'not-an-address');
+        await page.click('#email-form [type=submit]');
+      });
+      expect(malformed).toBe('Enter the new email address, like name@example.com.');
+    },
+  );
+
+  it.each(Object.entries(VIEWPORTS))(
+    'clears a result once another action starts or the view changes, on a %s',
+    async (_size, viewport) => {
+      await sized(viewport);
+      const { page, user } = await signedIn();
+      expect(
+        await resultAfter(page, 'profile-form', () => page.click('#profile-form [type=submit]')),
+      ).toBe('Your profile was saved.');
+      // Another card's action: the profile's result was about the profile's save, not this.
+      expect(
+        await resultAfter(page, 'password-form', async () => {
+          await page.fill('#password-currentPassword', PASSWORD);
+          await page.fill('#password-newPassword', 'a-fresh-password-2');
+          await page.click('#password-form [type=submit]');
+        }),
+      ).toBe('Your password was changed. Every other device was signed out.');
+      expect(await resultOf(page, 'profile-form')).toBe('');
+      await page.click('#call-protected');
+      await page.waitForSelector('#protected-result:not(:empty)');
+      expect(await resultOf(page, 'password-form')).toBe('');
+
+      // Signed out, a failed login's words go once another task is opened.
+      await page.click('#logout');
+      await page.waitForSelector('#signed-out:not([hidden])');
+      expect(
+        await resultAfter(page, 'login-form', async () => {
+          await page.fill('#login-email', user.credentials.email);
+          await page.fill('#login-password', 'not-the-password');
+          await page.click('#login-form [type=submit]');
+        }),
+      ).toBe('Wrong email or password.');
+      await page.click('a[href="#forgot-password"]');
+      await page.waitForSelector('#task-forgot-password:not([hidden])');
+      await page.click('#task-forgot-password a[href="#log-in"]');
+      await page.waitForSelector('#task-log-in:not([hidden])');
+      expect(await resultOf(page, 'login-form')).toBe('');
+    },
+  );
 
   it('keeps the README’s screenshot of this page', () => {
     expect(checkScreenshots(['account'])).toEqual({ stale: [], missing: [], taken: ['account'] });

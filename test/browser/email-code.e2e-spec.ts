@@ -4,6 +4,8 @@ import { registerAndLogin, registerUser, uniqueUser } from '../support/auth-help
 import { ReceivedMail } from '../support/mailbox';
 import {
   Harness,
+  VIEWPORTS,
+  axeViolations,
   codeToType,
   fieldErrorAfter,
   openApp,
@@ -26,8 +28,13 @@ describe('sign-in with a code by email in the example app', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    // Not the default ten minutes: the page must say the lifetime the service answered.
-    h = await startHarness({ EMAIL_CODE_TTL: '900' });
+    // Not the default ten minutes: the page must say the lifetime the service answered. The
+    // mails per address capped as by default (the suites' service sends without a cap).
+    h = await startHarness({
+      EMAIL_CODE_TTL: '900',
+      MAIL_RECIPIENT_LIMIT: '3',
+      MAIL_RECIPIENT_WINDOW: '900',
+    });
   });
   afterAll(() => h?.close());
   beforeEach(async () => {
@@ -143,6 +150,64 @@ describe('sign-in with a code by email in the example app', () => {
       .send({ email: credentials.email, code: codeOf(mail) })
       .expect(401);
   });
+
+  it.each(Object.entries(VIEWPORTS))(
+    'sends a new code on request, and says how long to wait once the address has had its mails, on a %s',
+    async (_size, viewport) => {
+      await context.close();
+      context = await h.browser.newContext({ viewport });
+      const { credentials } = await registerUser(h.t, uniqueUser('spaagain'));
+      const email = credentials.email;
+      const codes = () => h.sink.to(email).filter((mail) => mail.subject === SUBJECT);
+      const { page } = await openApp(context, h.spa.url, '/#email-code');
+      const first = await askThroughPage(page, email);
+      expect(await axeViolations(page)).toEqual([]);
+
+      // A new code, in a new mail: said beside the form, the field emptied for it.
+      await page.fill('#code-verify-code', '123');
+      const again = await resultAfter(page, 'code-verify-form', () =>
+        page.click('#code-verify-resend'),
+      );
+      expect(again).toBe(`We sent a new code to ${email}: the one before no longer works.`);
+      await waitFor(() => codes().length === 2);
+      const second = codes()[1];
+      expect(codeOf(second)).toMatch(/^\d{6}$/);
+      expect(await page.inputValue('#code-verify-code')).toBe('');
+      expect(await text(page, '#code-verify-hint')).toBe(
+        `We sent a code to ${email}. The code and the link in the email work once, for 15 minutes.`,
+      );
+
+      // The address has had its mails for now (MAIL_RECIPIENT_LIMIT, 3 a quarter of an hour):
+      // the service's 429 and its wait, in the app's words; no mail.
+      expect(
+        await resultAfter(page, 'code-verify-form', () => page.click('#code-verify-resend')),
+      ).toBe(`We sent a new code to ${email}: the one before no longer works.`);
+      await waitFor(() => codes().length === 3);
+      const refused = await resultAfter(page, 'code-verify-form', () =>
+        page.click('#code-verify-resend'),
+      );
+      expect(refused).toBe('No new code was sent. Too many attempts. Try again in 15 minutes.');
+      expect(codes()).toHaveLength(3);
+      expect(await axeViolations(page)).toEqual([]);
+
+      // The last code mailed signs in; the first one no longer does.
+      const last = codeOf(codes()[2]);
+      if (codeOf(first) !== last) {
+        await page.fill('#code-verify-code', codeOf(first));
+        expect(
+          await resultAfter(page, 'code-verify-form', () =>
+            page.click('#code-verify-form [type=submit]'),
+          ),
+        ).toBe(
+          'That code is wrong, expired or already used. Check the email, or ask for a new code.',
+        );
+      }
+      await page.fill('#code-verify-code', last);
+      await page.click('#code-verify-form [type=submit]');
+      await page.waitForSelector('#signed-in:not([hidden])');
+      expect(await text(page, '#status')).toBe(`Signed in as ${credentials.username}`);
+    },
+  );
 
   it('says a wrong code in plain words, and goes on to the second step of an account that has one', async () => {
     const session = await registerAndLogin(h.t, uniqueUser('spacode2fa'));

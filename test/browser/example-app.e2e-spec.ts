@@ -15,6 +15,7 @@ import {
   fieldErrorAfter,
   logInThroughPage,
   openApp,
+  placeOf,
   resultAfter,
   resultOf,
   startHarness,
@@ -450,6 +451,40 @@ describe('the example app in Chromium', () => {
     expect(await page.isVisible('#forgot-form')).toBe(true);
     expect(await page.isVisible('#login-form')).toBe(false);
   });
+
+  it.each(Object.entries(VIEWPORTS))(
+    'opens a reset link on the new password’s field, saying what it is for, on a %s',
+    async (_size, viewport) => {
+      await context.close();
+      context = await h.browser.newContext({ viewport });
+      const user = uniqueUser('resetfocus');
+      await registerUser(h.t, user);
+      await h.t
+        .http()
+        .post('/api/v1/auth/forgot-password')
+        .send({ email: user.email, applicationUrl: `${h.spa.url}/reset-password` })
+        .expect(200);
+      const link = new URL(
+        (await waitForMail(user.email, (m) => m.link.includes('/reset-password')))!.link,
+      );
+      const { page } = await open(`${link.pathname}${link.search}`);
+      await page.waitForSelector('#reset:not([hidden])');
+
+      // Typing is all there is to do: the field has the focus, in view.
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('reset-newPassword');
+      expect((await placeOf(page, '#reset-newPassword')).inView).toBe(true);
+      expect(await text(page, '#reset-title')).toBe('Choose a new password');
+      // Read out with the field: whose password it is (no route says whose the token is, so
+      // the page says it in words), and what setting it does.
+      expect(await text(page, '#reset-hint')).toBe(
+        'For the account this link was emailed to. Every device signed in to it is signed out.',
+      );
+      expect(
+        (await page.getAttribute('#reset-newPassword', 'aria-describedby'))?.split(' '),
+      ).toEqual(['reset-hint', 'reset-newPassword-rules']);
+      expect(await axeViolations(page)).toEqual([]);
+    },
+  );
 
   it('sends the verification mail again, and its link verifies', async () => {
     const user = uniqueUser('resend');

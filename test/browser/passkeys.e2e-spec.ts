@@ -5,11 +5,14 @@ import { registerUser, uniqueUser } from '../support/auth-helpers';
 import {
   AppTab,
   Harness,
+  VIEWPORTS,
   axeViolations,
+  fieldErrorAfter,
   logInThroughPage,
   openApp,
   placeOf,
   resultAfter,
+  resultOf,
   startHarness,
 } from './harness';
 import { checkScreenshots, screenshot } from './screenshots';
@@ -121,7 +124,7 @@ describe('passkeys in the example app', () => {
     );
     // A passkey is a second factor: the two-step section says so.
     expect(await text(page, '#two-step-status')).toBe(
-      'Off: after your password, signing in asks for your passkey.',
+      'The authenticator app is off. Your passkey is your second step: after your password, signing in asks for it.',
     );
     expect(await axeViolations(page)).toEqual([]);
     await page.locator('#passkeys').scrollIntoViewIfNeeded();
@@ -143,9 +146,10 @@ describe('passkeys in the example app', () => {
       () =>
         document.querySelector<HTMLInputElement>('#passkey-list li input')?.value === 'Work laptop',
     );
-    expect(
-      await resultAfter(page, 'passkeys', () => page.click('#passkey-list li button.danger')),
-    ).toBe('The passkey “Work laptop” was removed: it no longer signs you in.');
+    await page.click('#passkey-list li button.danger');
+    expect(await resultAfter(page, 'passkeys', () => page.click('#passkey-remove-confirm'))).toBe(
+      'The passkey “Work laptop” was removed: it no longer signs you in.',
+    );
     await page.waitForFunction(() => document.querySelectorAll('#passkey-list li').length === 0);
 
     // The authenticator still holds it; the service no longer takes it.
@@ -156,6 +160,78 @@ describe('passkeys in the example app', () => {
     expect(await page.isVisible('#signed-out')).toBe(true);
     expect(tab.consoleErrors.filter((line) => !line.includes('401'))).toEqual([]);
   });
+
+  it.each(Object.entries(VIEWPORTS))(
+    'marks an empty name beside its field, asks before removing one, and says what a passkey is for, on a %s',
+    async (_size, viewport) => {
+      await context.close();
+      context = await h.browser.newContext({ viewport });
+      // A wait that fails names what it waited for, before the test's own timeout.
+      context.setDefaultTimeout(10_000);
+      const tab = await openApp(context, h.spa.url);
+      const { page } = tab;
+      await withPasskey(tab, 'Laptop');
+      await page.waitForSelector('#passkey-list li');
+      // The authenticator app is off; the passkey is the second step after the password.
+      await page.waitForFunction(() =>
+        document.querySelector('#two-step-status')?.textContent?.includes('passkey'),
+      );
+      expect(await text(page, '#two-step-status')).toBe(
+        'The authenticator app is off. Your passkey is your second step: after your password, signing in asks for it.',
+      );
+
+      // An empty name: said beside the name's field, as the other forms do, and nothing renamed.
+      const input = `#${await page.getAttribute('#passkey-list li input[name="name"]', 'id')}`;
+      const empty = await fieldErrorAfter(page, input, async () => {
+        await page.fill(input, '   ');
+        await page.click('#passkey-list li .passkey-rename button');
+      });
+      expect(empty).toBe('Enter a name for the passkey: 1 to 64 characters, on one line.');
+      expect(await resultOf(page, 'passkeys')).toBe('');
+      expect(await axeViolations(page)).toEqual([]);
+      // Fixed, the mark goes with the save.
+      await page.fill(input, 'Work laptop');
+      expect(
+        await resultAfter(page, 'passkeys', () =>
+          page.click('#passkey-list li .passkey-rename button'),
+        ),
+      ).toBe('The passkey was renamed.');
+      expect(await page.locator('#passkey-list .field-error').count()).toBe(0);
+
+      // Removing asks first, in a dialog that holds the focus on the safe answer.
+      const remove = '#passkey-list li button.danger';
+      await page.click(remove);
+      await page.waitForSelector('#passkey-remove-dialog[open]');
+      expect(await text(page, '#passkey-remove-title')).toBe('Remove the passkey “Work laptop”?');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('passkey-remove-cancel');
+      // The rename's result was about the rename: this is another action.
+      expect(await resultOf(page, 'passkeys')).toBe('');
+      expect((await placeOf(page, '#passkey-remove-confirm')).inView).toBe(true);
+      expect(await axeViolations(page)).toEqual([]);
+      // Escape keeps it, and the focus goes back to its button.
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('#passkey-remove-dialog', { state: 'hidden' });
+      expect(await page.locator('#passkey-list li').count()).toBe(1);
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Remove');
+      // "Keep it" keeps it too.
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#passkey-remove-dialog[open]');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#passkey-remove-dialog', { state: 'hidden' });
+      expect(await page.locator('#passkey-list li').count()).toBe(1);
+      // Confirmed from the keyboard: gone.
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#passkey-remove-dialog[open]');
+      expect(
+        await resultAfter(page, 'passkeys', async () => {
+          await page.keyboard.press('Shift+Tab');
+          await page.keyboard.press('Enter');
+        }),
+      ).toBe('The passkey “Work laptop” was removed: it no longer signs you in.');
+      expect(await page.locator('#passkey-list li').count()).toBe(0);
+      expect(tab.consoleErrors.filter((line) => !/\b400\b/.test(line))).toEqual([]);
+    },
+  );
 
   it('answers the second step after the password with the passkey (amr pwd hwk mfa)', async () => {
     const tab = await openApp(context, h.spa.url);

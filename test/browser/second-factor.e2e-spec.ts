@@ -1,9 +1,12 @@
+import { readFile } from 'node:fs/promises';
 import { BrowserContext, Page } from 'playwright-core';
 import { Authenticator } from '../support/authenticator';
 import { cookiesOf, registerUser, uniqueUser } from '../support/auth-helpers';
 import {
   AppTab,
   Harness,
+  VIEWPORTS,
+  axeViolations,
   codeToType,
   fieldErrorAfter,
   logInThroughPage,
@@ -309,6 +312,53 @@ describe('two-step sign-in in the example app', () => {
     expect(tab.consoleErrors).toHaveLength(tab.failures.length);
     for (const error of tab.consoleErrors) expect(error).toMatch(/^Failed to load resource/);
   });
+
+  it.each(Object.entries(VIEWPORTS))(
+    'copies the recovery codes and downloads them as a text file, on a %s',
+    async (_size, viewport) => {
+      await context.close();
+      context = await h.browser.newContext({ viewport });
+      context.setDefaultTimeout(10_000);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+        origin: h.spa.url,
+      });
+      const { credentials } = await registerUser(h.t, uniqueUser('spa2facopy'));
+      const tab = await openApp(context, h.spa.url);
+      const { page, app } = await enrolThroughPage(tab, credentials);
+      await page.fill('#totp-code', await codeToType(app));
+      await page.click('#totp-confirm-form [type=submit]');
+      await page.waitForSelector('#recovery:not([hidden])');
+      const codes = await recoveryCodes(page);
+      expect(codes).toHaveLength(10);
+      expect(await text(page, '#recovery-copy')).toBe('Copy');
+      expect(await text(page, '#recovery-download')).toBe('Download');
+      expect(await axeViolations(page)).toEqual([]);
+
+      // Said beside the buttons, in view and focused.
+      expect(await resultAfter(page, 'recovery', () => page.click('#recovery-copy'))).toBe(
+        'The codes were copied: paste them somewhere safe, such as a password manager.',
+      );
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      expect(copied.split('\n').filter((line) => codes.includes(line))).toEqual(codes);
+      expect(copied).toContain(`Recovery codes for your account at ${new URL(h.spa.url).host}`);
+
+      const [download, said] = await Promise.all([
+        page.waitForEvent('download'),
+        resultAfter(page, 'recovery', () => page.click('#recovery-download')),
+      ]);
+      expect(said).toBe(
+        'The codes were downloaded as recovery-codes-localhost.txt: keep the file somewhere safe.',
+      );
+      expect(download.suggestedFilename()).toBe('recovery-codes-localhost.txt');
+      expect(await readFile(await download.path(), 'utf8')).toBe(copied);
+
+      // Saved, the codes and what was said of them leave the page.
+      await page.click('#recovery-done');
+      expect(await recoveryCodes(page)).toEqual([]);
+      expect(await resultOf(page, 'recovery')).toBe('');
+      expect(tab.consoleErrors).toEqual([]);
+    },
+  );
 
   it('keeps the README’s screenshots of two-step sign-in', () => {
     const mine = ['two-step-enrol', 'two-step-codes', 'second-step'] as const;

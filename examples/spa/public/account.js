@@ -27,6 +27,16 @@ export function deviceName(userAgent) {
   return system ? `${browser} on ${system}` : browser;
 }
 
+/**
+ * Where a session signed in from: its address, or "this computer" for a loopback one (the browser
+ * on the service's own machine, where an address such as ::1 means nothing to a person).
+ */
+export function placeName(ip) {
+  if (!ip) return 'unknown address';
+  const loopback = ip === '::1' || /^(::ffff:)?127\./i.test(ip);
+  return loopback ? 'this computer' : ip;
+}
+
 const when = (iso) =>
   new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -118,12 +128,12 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
     device.textContent = deviceName(session.user_agent);
     const detail = document.createElement('div');
     detail.className = 'hint';
-    detail.textContent = `${session.ip ?? 'unknown address'} · signed in ${when(session.created_at)} · last used ${when(session.last_used_at)}`;
+    detail.textContent = `${placeName(session.ip)} · signed in ${when(session.created_at)} · last used ${when(session.last_used_at)}`;
     text.append(device, detail);
     item.append(text);
     if (session.current) {
       const mark = document.createElement('span');
-      mark.className = 'hint';
+      mark.className = 'hint session-current';
       mark.textContent = 'This device';
       item.append(mark);
     } else {
@@ -131,10 +141,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
       end.type = 'button';
       end.className = 'secondary';
       end.textContent = 'Sign out';
-      end.setAttribute(
-        'aria-label',
-        `Sign out ${device.textContent} (${session.ip ?? 'unknown address'})`,
-      );
+      end.setAttribute('aria-label', `Sign out ${device.textContent} (${placeName(session.ip)})`);
       end.addEventListener('click', () => {
         void whileBusy(end, 'Signing out…', async () => {
           clearResults(card);

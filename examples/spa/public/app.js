@@ -55,6 +55,8 @@ const secondStepField = eitherField($('#mfa-switch'), [
  */
 function show(view) {
   const changed = $(view).hidden;
+  // What the last view said is no news in the next one.
+  if (changed) clearResults(document);
   for (const candidate of VIEWS) $(candidate).hidden = candidate !== view;
   if (changed && document.body.dataset.ready === 'true') $(view).querySelector('h2')?.focus();
 }
@@ -69,6 +71,7 @@ function setStatus(text) {
  */
 function showTask(task, { focus = true, record = true } = {}) {
   const name = TASKS.includes(task) ? task : 'log-in';
+  if ($(`#task-${name}`).hidden) clearResults($('#signed-out'));
   for (const candidate of TASKS) $(`#task-${candidate}`).hidden = candidate !== name;
   if (record && location.hash.slice(1) !== name) {
     history.replaceState(null, '', name === 'log-in' ? location.pathname : `#${name}`);
@@ -460,7 +463,11 @@ async function confirmEmailFromLink(token) {
   let said;
   try {
     const { data } = await auth.confirmEmailChange({ token });
-    said = [`Your email address is now ${data.user.email}.`, 'success'];
+    // The old address was mailed a link that undoes the change: its owner should know to look.
+    said = [
+      `Your email address is now ${data.user.email}. Your old address was told, with a link that undoes the change.`,
+      'success',
+    ];
   } catch (error) {
     said = [
       isPassing(error)
@@ -542,6 +549,8 @@ if (route === '/reset-password' && token) {
   resetToken = token;
   setStatus('Choose a new password');
   show('#reset');
+  // The one thing to do here is to type: the field has the focus, its hint says what it is for.
+  $('#reset-newPassword').focus();
 } else if (route === '/sign-in' && token) {
   try {
     await emailCode.signInFromLink(token);

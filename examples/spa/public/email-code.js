@@ -1,7 +1,9 @@
 // Signing in with a code by email: the address, then the six digits the mail shows; or the
 // mail's link, which opens /sign-in?token=… and signs in from there. Either may lead to the
 // second step, as the password does.
-import { clearForm, whileBusy } from './forms.js';
+import { describe } from './messages.js';
+import { clearFieldErrors, clearForm, whileBusy } from './forms.js';
+import { clearResults, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -48,6 +50,23 @@ export function wireEmailCode({ auth, onSubmit, signedIn, link }) {
     const result = await auth.verifyEmailCode({ email, code: values.code });
     reset();
     signedIn(result);
+  });
+
+  /** Another code to the same address; the service caps them, and its 429 says how long to wait. */
+  $('#code-verify-resend').addEventListener('click', () => {
+    const form = $('#code-verify-form');
+    void whileBusy($('#code-verify-resend'), 'Sending…', async () => {
+      clearFieldErrors(form);
+      clearResults(form);
+      try {
+        const { data } = await auth.requestEmailCode({ email, applicationUrl: link('/sign-in') });
+        form.elements.code.value = '';
+        showCodeForm(email, data?.expires_in);
+        say(form, `We sent a new code to ${email}: the one before no longer works.`, 'success');
+      } catch (error) {
+        say(form, `No new code was sent. ${describe(error, 'email-code')}`);
+      }
+    });
   });
 
   $('#code-verify-cancel').addEventListener('click', () => {

@@ -1,13 +1,14 @@
 // Form helpers: busy buttons, field errors beside their fields, password fields, and clearing.
-import { clearResults } from './results.js';
+import { clearEarlierResults, clearResults } from './results.js';
 
 /**
  * Runs `task` with `button` marked busy (`aria-disabled`, and its form `aria-busy`), so a double
  * click sends once. Not `disabled`: that would take the keyboard focus away from the button.
- * Does nothing while the button is already busy.
+ * Does nothing while the button is already busy. An action starts here: earlier results go.
  */
 export async function whileBusy(button, busyLabel, task) {
   if (button.getAttribute('aria-disabled') === 'true') return;
+  clearEarlierResults();
   const label = button.textContent;
   const region = button.form ?? button;
   region.setAttribute('aria-busy', 'true');

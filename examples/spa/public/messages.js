@@ -33,6 +33,7 @@ const FIELD_WORDS = {
     email_code: 'Enter the 6 digits from the email.',
   },
   'totp-disable': { password: 'Enter your current password.' },
+  passkey: { name: 'Enter a name for the passkey: 1 to 64 characters, on one line.' },
 };
 
 /** Codes that are about one field: the words beside it, by task where they differ. */
@@ -53,6 +54,18 @@ const CODE_FIELD_WORDS = {
     username: 'This username is taken: choose another one.',
   },
 };
+
+/**
+ * A field the service refuses for more than one reason, the reason told only by its detail's
+ * text (never shown): recognised here, so the words say which.
+ */
+const DETAIL_WORDS = [
+  {
+    field: 'newEmail',
+    says: /differ from the current address/,
+    words: 'This is already your email address: enter the new one.',
+  },
+];
 
 /** Per code, the sentence for the form; by task where the same code means something else. */
 const CODE_WORDS = {
@@ -220,11 +233,15 @@ export function fieldWords(error, fields, task) {
   if (!(error instanceof AuthError)) return {};
   const words = {};
   const conflict = error.code === 'REGISTRATION_FAILED' && error.status === 409;
-  for (const { field } of error.details ?? []) {
+  for (const { field, message } of error.details ?? []) {
     if (!fields.includes(field) || words[field]) continue;
+    const known = DETAIL_WORDS.find((entry) => entry.field === field && entry.says.test(message));
     words[field] = conflict
       ? (CODE_FIELD_WORDS.REGISTRATION_FAILED[field] ?? FIELD_WORDS['*'][field])
-      : (FIELD_WORDS[task]?.[field] ?? FIELD_WORDS['*'][field] ?? 'Check this field.');
+      : (known?.words ??
+        FIELD_WORDS[task]?.[field] ??
+        FIELD_WORDS['*'][field] ??
+        'Check this field.');
   }
   const byCode = CODE_FIELD_WORDS[error.code];
   if (byCode && !conflict && Object.keys(words).length === 0) {

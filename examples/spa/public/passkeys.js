@@ -1,8 +1,8 @@
 // Passkeys on the account page: add one (the browser's own prompt; a recent sign-in first), rename
 // and remove them. Signing in with one lives in app.js, beside the password login.
-import { describe } from './messages.js';
-import { clearForm, whileBusy } from './forms.js';
-import { clearResults, say } from './results.js';
+import { describe, fieldWords } from './messages.js';
+import { clearFieldErrors, clearForm, showFieldErrors, whileBusy } from './forms.js';
+import { clearEarlierResults, clearResults, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -86,12 +86,16 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
       event.preventDefault();
       void whileBusy(save, 'Saving…', async () => {
         clearResults(card);
+        clearFieldErrors(rename);
         try {
           await auth.renamePasskey(passkey.id, input.value);
           await load();
           say(card, 'The passkey was renamed.', 'success');
         } catch (error) {
-          say(card, `The passkey was not renamed. ${describe(error, 'passkey')}`);
+          // A refused name is said beside its field, as the other forms say theirs.
+          const words = fieldWords(error, ['name'], 'passkey');
+          if (words.name) showFieldErrors(rename, words);
+          else say(card, `The passkey was not renamed. ${describe(error, 'passkey')}`);
         }
       });
     });
@@ -105,7 +109,14 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
     remove.className = 'danger';
     remove.textContent = 'Remove';
     remove.setAttribute('aria-label', `Remove the passkey ${passkey.name}`);
-    remove.addEventListener('click', () => {
+    remove.addEventListener('click', async () => {
+      if (remove.getAttribute('aria-disabled') === 'true') return;
+      // The removal starts with its question: what earlier actions said is stale now.
+      clearEarlierResults();
+      if (!(await confirmRemoval(passkey.name))) {
+        remove.focus();
+        return;
+      }
       void whileBusy(remove, 'Removing…', async () => {
         clearResults(card);
         try {
@@ -126,6 +137,27 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
     return item;
   }
 
+  /**
+   * Asks before a passkey goes, in a modal dialog: the focus on "Keep it", Escape cancels.
+   * Resolves true to remove it.
+   */
+  function confirmRemoval(name) {
+    const dialog = $('#passkey-remove-dialog');
+    $('#passkey-remove-title').textContent = `Remove the passkey “${name}”?`;
+    dialog.returnValue = '';
+    dialog.showModal();
+    $('#passkey-remove-cancel').focus();
+    return new Promise((resolve) => {
+      dialog.addEventListener('close', () => resolve(dialog.returnValue === 'remove'), {
+        once: true,
+      });
+    });
+  }
+  $('#passkey-remove-confirm').addEventListener('click', () =>
+    $('#passkey-remove-dialog').close('remove'),
+  );
+  $('#passkey-remove-cancel').addEventListener('click', () => $('#passkey-remove-dialog').close());
+
   onSubmit('#passkey-add-form', 'Waiting for your passkey…', async (values, form) => {
     const result = await withStepUp(() => auth.registerPasskey({ name: values.name || undefined }));
     if (!result) {
@@ -144,6 +176,7 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
   });
 
   function reset() {
+    if ($('#passkey-remove-dialog').open) $('#passkey-remove-dialog').close();
     onCount(0);
     count = 0;
     hasPassword = true;

@@ -29,6 +29,9 @@ export function say(region, text, kind = 'error', { focus = true } = {}) {
   area.setAttribute('role', kind === 'error' ? 'alert' : 'status');
   area.className = `result ${kind}`;
   area.textContent = text;
+  // Said with no action of the person's (a list that could not load): no later action made it
+  // stale, so only its own region clears it.
+  area.toggleAttribute('data-standing', !focus);
   if (text && focus) {
     area.focus({ preventScroll: true });
     area.scrollIntoView({ block: 'nearest' });
@@ -40,6 +43,19 @@ export function clearResults(region) {
   for (const area of region.querySelectorAll('.result')) {
     area.textContent = '';
     area.className = 'result';
+    area.removeAttribute('data-standing');
   }
   for (const action of region.querySelectorAll('.result-action')) action.remove();
+}
+
+/**
+ * An action starts: what earlier actions said anywhere on the page belongs to them, and is
+ * stale now. What no action said stands.
+ */
+export function clearEarlierResults() {
+  for (const area of document.querySelectorAll('.result:not([data-standing])')) {
+    area.textContent = '';
+    area.className = 'result';
+  }
+  for (const action of document.querySelectorAll('.result-action')) action.remove();
 }

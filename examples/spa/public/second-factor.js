@@ -13,7 +13,11 @@ export const groupsOfFour = (secret) => secret.match(/.{1,4}/g).join(' ');
 function statusText({ totp, recovery_codes_left: left }, passkeys, hasPassword) {
   // An account without a password signs in with a provider, a passkey or a mailed code.
   if (!totp && !hasPassword) return 'Off: signing in asks for no code from an app.';
-  if (!totp && passkeys > 0) return 'Off: after your password, signing in asks for your passkey.';
+  if (!totp && passkeys > 0) {
+    return passkeys === 1
+      ? 'The authenticator app is off. Your passkey is your second step: after your password, signing in asks for it.'
+      : 'The authenticator app is off. Your passkeys are your second step: after your password, signing in asks for one of them.';
+  }
   if (!totp) return 'Off: signing in takes only your password.';
   const codes = `${left} recovery code${left === 1 ? '' : 's'} left`;
   return left <= 3
@@ -99,7 +103,54 @@ export function wireSecondFactor({ auth, onSubmit, onChange, withStepUp }) {
   function hideCodes() {
     showingCodes = false;
     $('#recovery-list').replaceChildren();
+    clearResults($('#recovery'));
   }
+
+  /** The codes shown, as a person keeps them: what they are for, then one a line. */
+  function codesText() {
+    const codes = [...$('#recovery-list').children].map((item) => item.textContent);
+    const made = new Date().toLocaleDateString('en', { dateStyle: 'medium' });
+    return [
+      `Recovery codes for your account at ${location.host}, made ${made}.`,
+      'Each one signs you in once if you cannot use your authenticator app.',
+      'Making new codes stops these from working.',
+      '',
+      ...codes,
+      '',
+    ].join('\n');
+  }
+
+  $('#recovery-copy').addEventListener('click', () => {
+    void whileBusy($('#recovery-copy'), 'Copying…', async () => {
+      try {
+        await navigator.clipboard.writeText(codesText());
+        say(
+          $('#recovery'),
+          'The codes were copied: paste them somewhere safe, such as a password manager.',
+          'success',
+        );
+      } catch {
+        say($('#recovery'), 'The codes could not be copied here: download them instead.');
+      }
+    });
+  });
+
+  $('#recovery-download').addEventListener('click', () => {
+    void whileBusy($('#recovery-download'), 'Downloading…', async () => {
+      const file = `recovery-codes-${location.hostname}.txt`;
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([codesText()], { type: 'text/plain' }));
+      link.download = file;
+      link.click();
+      // Once the browser has taken the file: the codes do not stay behind in a URL.
+      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+      say(
+        $('#recovery'),
+        `The codes were downloaded as ${file}: keep the file somewhere safe.`,
+        'success',
+      );
+    });
+  });
 
   $('#totp-begin').addEventListener('click', () => {
     void whileBusy($('#totp-begin'), 'Starting…', async () => {
@@ -173,7 +224,8 @@ export function wireSecondFactor({ auth, onSubmit, onChange, withStepUp }) {
     status = { totp: false, recovery_codes_left: 0 };
     render();
     // The form is gone: the result is said in the section it was in.
-    const words = hasPassword ? ' Signing in takes only your password now.' : '';
+    // A passkey still asks for itself after the password: "only your password" would be false.
+    const words = hasPassword && passkeys === 0 ? ' Signing in takes only your password now.' : '';
     say(card, `Two-step sign-in is off.${words}`, 'success');
     void onChange();
   }
