@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { FindOptionsWhere, In, Repository } from 'typeorm';
 import { Database } from './database.service';
-
-const BATCH = 500;
+import { inPacedBatches } from './paced-batches';
 
 /**
  * Deletes the rows `where` matches, in batches by primary key: each unit of work reads a bounded
  * set of ids through an index and deletes exactly those rows, so no statement locks (or, on
- * SQLite, holds) the whole table. Returns how many rows went.
+ * SQLite, holds) the whole table, and the event loop is handed back between batches
+ * (inPacedBatches). Returns how many rows went.
  */
 export async function purgeInBatches<T extends { id: string }>(
   database: Database,
@@ -15,17 +15,16 @@ export async function purgeInBatches<T extends { id: string }>(
   where: FindOptionsWhere<T>,
 ): Promise<number> {
   let removed = 0;
-  for (;;) {
-    const deleted = await database.run(async (manager) => {
-      const rows = manager.withRepository(repository);
-      const ids = await rows.find({ select: { id: true } as never, where, take: BATCH });
-      if (ids.length === 0) return 0;
-      const result = await rows.delete({ id: In(ids.map((row) => row.id)) } as never);
-      return result.affected ?? ids.length;
-    });
-    removed += deleted;
-    if (deleted < BATCH) return removed;
-  }
+  await inPacedBatches(database, async (manager, size) => {
+    const rows = manager.withRepository(repository);
+    const ids = await rows.find({ select: { id: true } as never, where, take: size });
+    if (ids.length === 0) return 0;
+    const result = await rows.delete({ id: In(ids.map((row) => row.id)) } as never);
+    removed += result.affected ?? ids.length;
+    // Done when fewer were found than asked, not deleted: another purge may have taken some.
+    return ids.length;
+  });
+  return removed;
 }
 
 /**

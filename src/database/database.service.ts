@@ -23,13 +23,14 @@ type CommitHooks = Array<() => void | Promise<void>>;
  * The unit of work every service runs its repositories in (`manager.withRepository(repo)`).
  * Embedded SQLite is one connection (TypeORM hands every caller the same query runner): two
  * interleaved requests would share (and roll back) each other's transactions. There, all work is
- * queued and runs one unit at a time, each statement taking microseconds; on MySQL it runs
- * concurrently on the pool. A lost connection
- * becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors, and so does a call
- * (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A missed deadline has the
- * server probed at once; while `SELECT 1` does not answer promptly every call answers 503
- * without waiting, so a request spends at most one deadline on a server that hangs or freezes,
- * and the probe (once a second) lets work through again when it answers.
+ * queued and runs one unit at a time, each statement taking microseconds; a background loop over
+ * many rows is many short units with the event loop handed back between them (inPacedBatches),
+ * so requests queue behind one batch at most. On MySQL work runs concurrently on the pool. A
+ * lost connection becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors,
+ * and so does a call (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A missed
+ * deadline has the server probed at once; while `SELECT 1` does not answer promptly every call
+ * answers 503 without waiting, so a request spends at most one deadline on a server that hangs
+ * or freezes, and the probe (once a second) lets work through again when it answers.
  */
 @Injectable()
 export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -79,6 +80,15 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
   /** The server answers promptly (readiness reports this). */
   get available(): boolean {
     return this.probe.isUp;
+  }
+
+  /**
+   * The embedded store: every statement runs on the event loop (better-sqlite3 answers
+   * synchronously), so nothing else is served while one runs. A loop over many rows hands the
+   * loop back between its units of work (inPacedBatches).
+   */
+  get holdsEventLoop(): boolean {
+    return this.serialized;
   }
 
   /** Reads and single-statement writes. */
