@@ -4,19 +4,26 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseConfig } from '../config/config.sections';
 import { buildDataSourceOptions } from './data-source.options';
 import { Database } from './database.service';
+import { InstanceLock } from './instance-lock';
 
 @Module({
   imports: [
     ConfigSectionsModule,
     TypeOrmModule.forRootAsync({
       imports: [ConfigSectionsModule],
-      inject: [DatabaseConfig],
-      useFactory: (database: DatabaseConfig) => ({
-        ...buildDataSourceOptions(database),
-        autoLoadEntities: true,
-        // Fail the boot with a clear message rather than retrying for half a minute.
-        retryAttempts: 0,
-      }),
+      extraProviders: [InstanceLock],
+      inject: [DatabaseConfig, InstanceLock],
+      useFactory: (database: DatabaseConfig, lock: InstanceLock) => {
+        const options = buildDataSourceOptions(database);
+        // Before the file is opened: a second server on it stops here.
+        lock.holdFor(options);
+        return {
+          ...options,
+          autoLoadEntities: true,
+          // Fail the boot with a clear message rather than retrying for half a minute.
+          retryAttempts: 0,
+        };
+      },
     }),
   ],
   providers: [Database],

@@ -29,7 +29,53 @@ export async function startServiceProcess(
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'auth-process-'));
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, serviceArgs('main'), {
+  const child = spawnService(port, dataDir, env);
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}/api/v1`;
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  const crash = async () => {
+    child.kill('SIGKILL');
+    await exited;
+  };
+  try {
+    await waitFor(`${url}/health`, 60_000, exited);
+  } catch (error) {
+    await stop();
+    throw new Error(`${String(error)}\n${output}`);
+  }
+  return { url, output: () => output, stop, crash };
+}
+
+/**
+ * The service as a process that is expected to stop at boot (a refused start): its exit code and
+ * everything it printed. Killed if it is still running after `timeoutMs` (its code is then null).
+ */
+export async function runServiceProcess(
+  env: Record<string, string>,
+  options: ProcessOptions & { timeoutMs?: number } = {},
+): Promise<{ code: number | null; output: string }> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'auth-process-'));
+  const child = spawnService(await freePort(), dataDir, env);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  return { code, output };
+}
+
+function spawnService(port: number, dataDir: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, serviceArgs('main'), {
     cwd: dataDir,
     env: {
       PATH: process.env.PATH,
@@ -54,28 +100,6 @@ export async function startServiceProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}/api/v1`;
-  const stop = async () => {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
-  };
-  const crash = async () => {
-    child.kill('SIGKILL');
-    await exited;
-  };
-  try {
-    await waitFor(`${url}/health`, 60_000, exited);
-  } catch (error) {
-    await stop();
-    throw new Error(`${String(error)}\n${output}`);
-  }
-  return { url, output: () => output, stop, crash };
 }
 
 async function waitFor(url: string, timeoutMs: number, exited: Promise<void>): Promise<void> {
