@@ -74,7 +74,7 @@ describe('one server per embedded database file', () => {
     return answer.body.access_token as string;
   };
 
-  it('refuses a second server on the same file with one line, while the first keeps serving', async () => {
+  it('stops a second server on the same file with one line (MariaDB: serves beside), the first serving on', async () => {
     first = await startServiceProcess(env, { dataDir });
     expect((await postJson(first, '/auth/register', account)).status).toBe(201);
 
