@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import Sqlite from 'better-sqlite3';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../src/config/env.reader';
@@ -108,6 +109,28 @@ describe('boot', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it.each([
+    [{}, 1],
+    [{ DATABASE_SYNC: 'full' }, 2],
+  ])(
+    'syncs the embedded file as DATABASE_SYNC says (%j: synchronous=%i)',
+    async (setting, synchronous) => {
+      const dir = mkdtempSync(join(tmpdir(), 'auth-sync-'));
+      const app = await buildApp({
+        DATABASE_URL: `sqlite:${join(dir, 'auth.sqlite')}`,
+        DATA_DIR: dir,
+        ...setting,
+      });
+      try {
+        // 1 is NORMAL (synced at checkpoints), 2 is FULL (synced at every commit).
+        expect(await app.get(DataSource).query('PRAGMA synchronous')).toEqual([{ synchronous }]);
+      } finally {
+        await app.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('has a logout on disk before answering it (a crash right after cannot undo it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'auth-durable-'));

@@ -193,6 +193,10 @@ describe('loadConfig', () => {
       'Invalid configuration: PASSWORD_MIN_LENGTH must be an integer from 6 to 72 (got "5")',
     ],
     [
+      { DATABASE_SYNC: 'off' },
+      'Invalid configuration: DATABASE_SYNC must be one of normal, full (got "off")',
+    ],
+    [
       { EMAIL_CHANGE_TTL: '59' },
       'Invalid configuration: EMAIL_CHANGE_TTL must be an integer from 60 to 86400 (got "59")',
     ],

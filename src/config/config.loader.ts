@@ -5,6 +5,7 @@ import { readAccessSigning } from './access-keys.reader';
 import {
   AccessSigning,
   Config,
+  DATABASE_SYNC_MODES,
   HTTP_PLATFORMS,
   HttpPlatform,
   LOG_FORMATS,
@@ -76,6 +77,7 @@ export function loadConfig(env: RawEnv): Config {
       url: readDatabaseUrl(read),
       poolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 500),
       timeoutMs: read.int('DATABASE_TIMEOUT_MS', 2000, 100, 60_000),
+      sync: read.oneOf('DATABASE_SYNC', 'normal', DATABASE_SYNC_MODES),
     },
     jwt: {
       // Defined unless a problem was reported, and then this config is never returned.

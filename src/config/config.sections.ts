@@ -27,11 +27,17 @@ export class AppConfig {
   readonly apiDocs!: boolean;
 }
 
+/** SQLite's `synchronous` for the embedded store: when a commit is synced to the disk. */
+export const DATABASE_SYNC_MODES = ['normal', 'full'] as const;
+export type DatabaseSync = (typeof DATABASE_SYNC_MODES)[number];
+
 export class DatabaseConfig {
   readonly url!: string;
   readonly poolSize!: number;
   /** Deadline of any database call (pool wait, query, transaction), in milliseconds. */
   readonly timeoutMs!: number;
+  /** The embedded store only: `full` syncs every commit, `normal` at checkpoints. */
+  readonly sync!: DatabaseSync;
 }
 
 /**

@@ -44,15 +44,17 @@ const CONNECT_TIMEOUT_MS = 2000;
  * `mysql://` and `mariadb://` use mysql2. The schema always comes from the migrations, never from
  * `synchronize`.
  *
- * The file is in WAL mode with `synchronous=NORMAL`: a commit is in the write-ahead log, handed
- * to the operating system, before it returns, so a crash of the process (`kill -9`) loses no
- * acknowledged write (a power cut may lose the last ones; `synchronous=FULL` would pay a sync
- * per commit for that), and other processes read and write the file beside the service.
+ * The file is in WAL mode, `synchronous=NORMAL` by default (DATABASE_SYNC): a commit is in the
+ * write-ahead log, handed to the operating system, before it returns, so a crash of the process
+ * (`kill -9`) loses no acknowledged write; a power cut may lose the last ones, which
+ * `DATABASE_SYNC=full` prevents with a sync per commit (docs/performance.md weighs the two).
+ * Other processes read and write the file beside the service.
  */
 export function buildDataSourceOptions({
   url,
   poolSize,
   timeoutMs,
+  sync,
 }: DatabaseConfig): DataSourceOptions {
   // No entity list: each feature module registers its own (TypeOrmModule.forFeature) and the
   // root module loads them (autoLoadEntities); the schema is the migrations' alone.
@@ -80,7 +82,7 @@ export function buildDataSourceOptions({
       // over in milliseconds): better-sqlite3 waits synchronously, so no longer than a deadline.
       timeout: timeoutMs,
       prepareDatabase: (db: { pragma(source: string): unknown }) => {
-        db.pragma('synchronous = NORMAL');
+        db.pragma(`synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`);
       },
     };
   }
