@@ -4,6 +4,7 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseConfig } from '../config/config.sections';
 import { buildDataSourceOptions } from './data-source.options';
 import { Database } from './database.service';
+import { LongReads } from './long-reads.service';
 
 @Module({
   imports: [
@@ -19,7 +20,7 @@ import { Database } from './database.service';
       }),
     }),
   ],
-  providers: [Database],
-  exports: [Database],
+  providers: [Database, LongReads],
+  exports: [Database, LongReads],
 })
 export class DatabaseModule {}
