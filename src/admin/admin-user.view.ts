@@ -23,6 +23,8 @@ export class AdminUserDataModel {
   user!: AdminUserView;
 }
 
+const LIMIT = COUNT_LIMIT.toLocaleString('en-US');
+
 /** One page of `GET /admin/users`: newest first, then by id. */
 export class AdminUserPageModel {
   @ApiProperty({ type: [AdminUserView] })
@@ -41,13 +43,13 @@ export class AdminUserPageModel {
 
   @ApiProperty({
     description:
-      `Users matching the search, counted up to ${COUNT_LIMIT}: exact when \`total_exact\`, ` +
+      `Users matching the search, counted up to ${LIMIT}: exact when \`total_exact\`, ` +
       'otherwise a lower bound (more match).',
     example: 42,
   })
   total!: number;
 
-  @ApiProperty({ description: `False when more than ${COUNT_LIMIT} users match.`, example: true })
+  @ApiProperty({ description: `False when more than ${LIMIT} users match.`, example: true })
   total_exact!: boolean;
 
   @ApiProperty({
