@@ -40,7 +40,13 @@ function prepare(db, sql) {
 
 /** `{ file, timeoutMs, statements: [{ sql, params }] }` → the rows of each, in one snapshot. */
 module.exports = function read(task) {
-  const db = open(task.file, task.timeoutMs);
-  const statements = task.statements.map(({ sql, params }) => [prepare(db, sql), params]);
-  return db.transaction(() => statements.map(([statement, params]) => statement.all(params)))();
+  try {
+    const db = open(task.file, task.timeoutMs);
+    const statements = task.statements.map(({ sql, params }) => [prepare(db, sql), params]);
+    return db.transaction(() => statements.map(([statement, params]) => statement.all(params)))();
+  } catch (error) {
+    // A SqliteError reaches the service as a bare `{ code }` (its class does not cross threads):
+    // a plain Error keeps what it says, for the log.
+    throw new Error(`${error.code ?? 'Error'}: ${error.message}`);
+  }
 };
