@@ -85,6 +85,7 @@ describe('what the database holds', () => {
       { name: 'IdentityProviders1764806400000' },
       { name: 'Reauthentication1764892800000' },
       { name: 'SealedFederationFlows1764979200000' },
+      { name: 'UserListingIndexes1765065600000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);

@@ -618,7 +618,16 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     ],
     'GET /api/v1/admin/users': () => [
       [200, () => asAdmin('get', '/api/v1/admin/users?search=admin&page=1&pageSize=5')],
+      [
+        200,
+        async () => {
+          const first = await asAdmin('get', '/api/v1/admin/users?pageSize=1');
+          const cursor = (first.body as { data: { next_cursor: string } }).data.next_cursor;
+          return asAdmin('get', `/api/v1/admin/users?pageSize=1&cursor=${cursor}`);
+        },
+      ],
       [400, () => asAdmin('get', '/api/v1/admin/users?pageSize=0')],
+      [400, () => asAdmin('get', '/api/v1/admin/users?cursor=abc')],
       [401, () => http().get('/api/v1/admin/users')],
       [403, () => bearer(http().get('/api/v1/admin/users'))],
     ],

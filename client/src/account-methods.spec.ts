@@ -153,6 +153,7 @@ describe('AuthClient.admin', () => {
 
     await auth.admin.listUsers({ search: 'a_b%', page: 2, pageSize: 50 });
     await auth.admin.listUsers();
+    await auth.admin.listUsers({ search: 'ann', cursor: 'WzEsInVzZXJfMSJd', pageSize: 2 });
     await auth.admin.getUser('user_1');
     await auth.admin.setRole('user_1', 'admin');
     await auth.admin.disable('user_1');
@@ -164,6 +165,7 @@ describe('AuthClient.admin', () => {
     expect(seen.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body)}`)).toEqual([
       'GET /admin/users?search=a_b%25&page=2&pageSize=50 null',
       'GET /admin/users null',
+      'GET /admin/users?search=ann&cursor=WzEsInVzZXJfMSJd&pageSize=2 null',
       'GET /admin/users/user_1 null',
       'PATCH /admin/users/user_1/role {"role":"admin"}',
       'POST /admin/users/user_1/disable null',

@@ -17,11 +17,16 @@ type UserResult = DataEnvelope<{ user: AdminUser }>;
 export class AdminClient {
   constructor(private readonly call: AuthedCall) {}
 
-  /** Newest first, then by id; `search` matches part of an email or username literally. */
+  /**
+   * Newest first, then by id; `search` matches the beginning of an email or username literally.
+   * Page on with `cursor: page.data.next_cursor` until it is null: each user once, even while
+   * others register, and a deep page as fast as the first.
+   */
   listUsers(query: UserQuery = {}): Promise<DataEnvelope<UserPage>> {
     const params = new URLSearchParams();
     if (query.search !== undefined) params.set('search', query.search);
     if (query.page !== undefined) params.set('page', String(query.page));
+    if (query.cursor !== undefined) params.set('cursor', query.cursor);
     if (query.pageSize !== undefined) params.set('pageSize', String(query.pageSize));
     const suffix = params.size > 0 ? `?${params.toString()}` : '';
     return this.call('GET', `/admin/users${suffix}`);

@@ -149,17 +149,23 @@ export interface AdminUser extends VerifiedUser {
 
 export interface UserPage {
   users: AdminUser[];
-  page: number;
+  /** The page answered, from 1; null for a page asked for by `cursor`. */
+  page: number | null;
   page_size: number;
-  /** Users matching the search, on every page. */
+  /** Users matching the search, counted up to 10,000: a lower bound when `total_exact` is false. */
   total: number;
+  total_exact: boolean;
+  /** Give it as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
 }
 
 export interface UserQuery {
-  /** Part of an email or username, matched literally. */
+  /** The beginning of an email or username, matched literally and case-insensitively. */
   search?: string;
-  /** From 1. */
+  /** From 1; fine for the first pages, slow deep into a large list (use `cursor`). */
   page?: number;
+  /** The `next_cursor` of the page before: any page as fast as the first. Not with `page`. */
+  cursor?: string;
   /** 1 to 100; 20 by default. */
   pageSize?: number;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PublicUser, publicUser } from '../users/user.view';
+import { COUNT_LIMIT } from '../users/user-list.queries';
 import { User } from '../users/user.entity';
 
 /** A user as administrators see it: the public view, whether it is disabled, when it changed. */
@@ -22,19 +23,44 @@ export class AdminUserDataModel {
   user!: AdminUserView;
 }
 
+const LIMIT = COUNT_LIMIT.toLocaleString('en-US');
+
 /** One page of `GET /admin/users`: newest first, then by id. */
 export class AdminUserPageModel {
   @ApiProperty({ type: [AdminUserView] })
   users!: AdminUserView[];
 
-  @ApiProperty({ description: 'The page answered, from 1.', example: 1 })
-  page!: number;
+  @ApiProperty({
+    description: 'The page answered, from 1; null for a page asked for by `cursor`.',
+    example: 1,
+    nullable: true,
+    type: Number,
+  })
+  page!: number | null;
 
   @ApiProperty({ description: 'Users per page (1 to 100).', example: 20 })
   page_size!: number;
 
-  @ApiProperty({ description: 'Users matching the search, on every page.', example: 42 })
+  @ApiProperty({
+    description:
+      `Users matching the search, counted up to ${LIMIT}: exact when \`total_exact\`, ` +
+      'otherwise a lower bound (more match).',
+    example: 42,
+  })
   total!: number;
+
+  @ApiProperty({ description: `False when more than ${LIMIT} users match.`, example: true })
+  total_exact!: boolean;
+
+  @ApiProperty({
+    description:
+      'Give it as `cursor` for the next page (any page costs what the first does); null on the ' +
+      'last page.',
+    example: 'WzE3NjQyMzA0MDAwMDAsInVzZXJfMTg0NDY3NDQwNzM3MDk1NTE2Il0',
+    nullable: true,
+    type: String,
+  })
+  next_cursor!: string | null;
 }
 
 export function adminUserView(user: User, twoFactor: boolean): AdminUserView {

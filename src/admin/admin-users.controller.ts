@@ -15,6 +15,7 @@ import {
 import { IdentitiesService } from '../identities/identities.service';
 import { IdentitiesDataModel, identityView } from '../identities/identity.view';
 import { MAX_PAGE_SIZE } from '../users/user-directory.service';
+import { MAX_CURSOR_LENGTH, encodeCursor } from '../users/user-list-cursor';
 import { User } from '../users/user.entity';
 import { AdminUserDataModel, AdminUserPageModel } from './admin-user.view';
 import { AdminUsersService } from './admin-users.service';
@@ -56,16 +57,27 @@ export class AdminUsersController {
     operationId: 'listUsers',
     summary: 'List and search users, a page at a time',
     description:
-      'Newest first, then by id, so pages are stable. `search` matches part of the email or ' +
-      'the username, case-insensitively and literally (`%` and `_` match themselves). ' +
+      'Newest first, then by id, so pages are stable. `search` matches the beginning of the ' +
+      'email or of the username, case-insensitively and literally (`%` and `_` are characters ' +
+      'like any other). Each answer gives `next_cursor`: pass it as `cursor` for the next page, ' +
+      'which costs what the first does however deep, and never shows a user twice while others ' +
+      'register. `page` skips the pages before it one user at a time: fine for the first ' +
+      'pages, slow deep into a large list. ' +
       `\`pageSize\` is ${DEFAULT_PAGE_SIZE} by default and at most ${MAX_PAGE_SIZE}; a value ` +
-      'out of range is 400 VALIDATION_ERROR, never clamped.',
+      'out of range, a cursor the listing did not give, or `page` with `cursor` is 400 ' +
+      'VALIDATION_ERROR, never clamped.',
   })
   @ApiQuery({
     name: 'search',
     required: false,
-    description: 'Part of an email or username.',
+    description: 'The beginning of an email or a username.',
     schema: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
+  })
+  @ApiQuery({
+    name: 'cursor',
+    required: false,
+    description: 'The `next_cursor` of the page before; not with `page`.',
+    schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH },
   })
   @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 } })
   @ApiQuery({
@@ -82,6 +94,8 @@ export class AdminUsersController {
       page: result.page,
       page_size: result.pageSize,
       total: result.total,
+      total_exact: result.totalExact,
+      next_cursor: result.next && encodeCursor(result.next),
     });
   }
 

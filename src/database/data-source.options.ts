@@ -17,6 +17,7 @@ import { EmailCodes1764720000000 } from './migrations/1764720000000-email-codes'
 import { IdentityProviders1764806400000 } from './migrations/1764806400000-identity-providers';
 import { Reauthentication1764892800000 } from './migrations/1764892800000-reauthentication';
 import { SealedFederationFlows1764979200000 } from './migrations/1764979200000-sealed-federation-flows';
+import { UserListingIndexes1765065600000 } from './migrations/1765065600000-user-listing-indexes';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   IdentityProviders1764806400000,
   Reauthentication1764892800000,
   SealedFederationFlows1764979200000,
+  UserListingIndexes1765065600000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */
@@ -66,9 +68,8 @@ export function buildDataSourceOptions({
     logging: false,
   };
   if (url.startsWith('sqlite:')) {
-    const file = url.slice('sqlite:'.length);
-    if (file === ':memory:') return { ...common, type: 'better-sqlite3', database: ':memory:' };
-    const database = resolve(file);
+    const database = sqliteFile(url);
+    if (!database) return { ...common, type: 'better-sqlite3', database: ':memory:' };
     mkdirSync(dirname(database), { recursive: true });
     // Created readable by its owner only (password hashes, sessions); SQLite gives its WAL and
     // shared-memory files the same mode.
@@ -100,4 +101,11 @@ export function buildDataSourceOptions({
     // see driver errors.
     trace: false,
   };
+}
+
+/** The file a `sqlite:` URL names, absolute; undefined for `sqlite::memory:` and for MySQL. */
+export function sqliteFile(url: string): string | undefined {
+  if (!url.startsWith('sqlite:')) return undefined;
+  const file = url.slice('sqlite:'.length);
+  return file === ':memory:' ? undefined : resolve(file);
 }

@@ -5,6 +5,7 @@ import { DatabaseConfig } from '../config/config.sections';
 import { buildDataSourceOptions } from './data-source.options';
 import { Database } from './database.service';
 import { InstanceLock } from './instance-lock';
+import { LongReads } from './long-reads.service';
 
 @Module({
   imports: [
@@ -26,7 +27,7 @@ import { InstanceLock } from './instance-lock';
       },
     }),
   ],
-  providers: [Database],
-  exports: [Database],
+  providers: [Database, LongReads],
+  exports: [Database, LongReads],
 })
 export class DatabaseModule {}

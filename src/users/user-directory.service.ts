@@ -1,26 +1,45 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
-import { normalizeUsername } from './identity.normalizer';
+import { LongReads, Row } from '../database/long-reads.service';
+import { normalizeEmail, normalizeUsername } from './identity.normalizer';
+import { ListPosition } from './user-list-cursor';
+import {
+  COUNT_LIMIT,
+  PrefixRange,
+  countStatement,
+  pageStatement,
+  prefixRange,
+} from './user-list.queries';
 import { Role, User } from './user.entity';
 import { DuplicateUserError, UsersService } from './users.service';
 
 export interface UserPage {
   items: User[];
-  total: number;
-  page: number;
+  /** The page answered, from 1; null for a page asked for with `after`. */
+  page: number | null;
   pageSize: number;
+  /** Users matching, counted up to COUNT_LIMIT: exact when `totalExact`, else a lower bound. */
+  total: number;
+  totalExact: boolean;
+  /** The last user of this page when more follow (the next page's `after`); null on the last. */
+  next: ListPosition | null;
 }
 
 export interface ListOptions {
-  /** From 1. */
+  /** From 1: skips the users of the pages before, read one by one (see `after`). */
   page?: number;
   /** 1 to 100; 20 by default. */
   pageSize?: number;
-  /** Part of an email or username, case-insensitive. */
+  /** The beginning of an email or a username, case-insensitive and literal. */
   search?: string;
+  /**
+   * The users after this one (a page's `next`), however deep: takes the place of `page`. Users
+   * registered meanwhile come before it, so paging this way shows each user once.
+   */
+  after?: ListPosition;
 }
 
 export const MAX_PAGE_SIZE = 100;
@@ -38,6 +57,7 @@ export class UserDirectory {
   constructor(
     @InjectRepository(User) private readonly repository: Repository<User>,
     private readonly database: Database,
+    private readonly reads: LongReads,
     private readonly users: UsersService,
   ) {}
 
@@ -64,30 +84,68 @@ export class UserDirectory {
     return this.users.findForUpdate(manager, id);
   }
 
-  /** Newest first, then by id, so pages are stable. */
-  list(options: ListOptions = {}): Promise<UserPage> {
-    const page = Math.max(1, Math.floor(options.page ?? 1));
+  /**
+   * Newest first, then by id, so pages are stable. The ids of a page are read as LongReads
+   * reads (off the event loop on the embedded store) from indexes alone; the users themselves are
+   * then read by id.
+   */
+  async list(options: ListOptions = {}): Promise<UserPage> {
     const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? 20)));
-    return this.database.run(async (manager) => {
-      const query = manager
-        .withRepository(this.repository)
-        .createQueryBuilder('user')
-        .orderBy('user.createdAt', 'DESC')
-        .addOrderBy('user.id', 'ASC')
-        .skip((page - 1) * pageSize)
-        .take(pageSize);
-      const search = options.search?.trim().toLowerCase();
-      if (search) {
-        // `!` escapes the LIKE wildcards the text may contain: `%` searches for a percent sign.
-        const pattern = `%${search.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-        query.where(
-          "(user.emailNormalized LIKE :pattern ESCAPE '!' OR user.usernameNormalized LIKE :pattern ESCAPE '!')",
-          { pattern },
-        );
-      }
-      const [items, total] = await query.getManyAndCount();
-      return { items, total, page, pageSize };
+    const page = options.after ? null : Math.max(1, Math.floor(options.page ?? 1));
+    // The normal form of both columns (emails are NFC as well; usernames are ASCII).
+    const search = normalizeEmail(options.search ?? '');
+    const range = search ? prefixRange(search) : undefined;
+    const { matching, rows } = await this.readPage(range, {
+      after: options.after && [this.database.sqlDate(options.after.createdAt), options.after.id],
+      // One more than a page says whether another follows.
+      limit: pageSize + 1,
+      offset: page === null ? 0 : (page - 1) * pageSize,
     });
+    const shown = rows.slice(0, pageSize);
+    const last = shown[shown.length - 1];
+    return {
+      items: await this.usersById(shown.map((row) => String(row.id))),
+      page,
+      pageSize,
+      total: Math.min(matching, COUNT_LIMIT),
+      totalExact: matching <= COUNT_LIMIT,
+      next:
+        rows.length > pageSize
+          ? { createdAt: storedDate(last.created_at), id: String(last.id) }
+          : null,
+    };
+  }
+
+  /** How many match (up to the limit, which also picks a search's plan), and the page's rows. */
+  private async readPage(
+    range: PrefixRange | undefined,
+    page: { after?: [unknown, string]; limit: number; offset: number },
+  ): Promise<{ matching: number; rows: Row[] }> {
+    const { dialect } = this.reads;
+    const count = countStatement(dialect, range);
+    if (!range) {
+      const [[counted], rows] = await this.reads.all([
+        count,
+        pageStatement(dialect, { ...page, wide: true }),
+      ]);
+      return { matching: Number(counted.n), rows };
+    }
+    const [[counted]] = await this.reads.all([count]);
+    const matching = Number(counted.n);
+    const [rows] = await this.reads.all([
+      pageStatement(dialect, { ...page, range, wide: matching > COUNT_LIMIT }),
+    ]);
+    return { matching, rows };
+  }
+
+  /** In the order of `ids`; one deleted since its id was read is left out. */
+  private async usersById(ids: string[]): Promise<User[]> {
+    if (ids.length === 0) return [];
+    const users = await this.database.run((manager) =>
+      manager.withRepository(this.repository).findBy({ id: In(ids) }),
+    );
+    const byId = new Map(users.map((user) => [user.id, user]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   /** Throws DuplicateUserError('username') when another account has it (case-insensitively). */
@@ -133,4 +191,9 @@ export class UserDirectory {
   private update(id: string, fields: Partial<User>): Promise<User | null> {
     return this.database.transaction((manager) => this.updateIn(manager, id, fields));
   }
+}
+
+/** A `created_at` as read in plain SQL: a Date from mysql2, TypeORM's UTC text on SQLite. */
+function storedDate(value: unknown): Date {
+  return value instanceof Date ? value : new Date(`${String(value).replace(' ', 'T')}Z`);
 }

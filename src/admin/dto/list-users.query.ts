@@ -1,4 +1,5 @@
 import { AppException, FieldError } from '../../common/errors/app.exception';
+import { decodeCursor } from '../../users/user-list-cursor';
 import { ListOptions, MAX_PAGE_SIZE } from '../../users/user-directory.service';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -7,11 +8,14 @@ export const MAX_SEARCH_LENGTH = 254;
 const MAX_PAGE = 1_000_000;
 
 /**
- * `?search=&page=&pageSize=` read strictly: a value that is not what it should be is a 400 naming
- * the parameter, never silently clamped (a client asking for 500 a page would otherwise get 100
- * and think it has everything). Unknown parameters are ignored, as on any GET.
+ * `?search=&page=&pageSize=&cursor=` read strictly: a value that is not what it should be is a
+ * 400 naming the parameter, never silently clamped (a client asking for 500 a page would
+ * otherwise get 100 and think it has everything). A cursor is one a page gave (`next_cursor`),
+ * in place of `page`. Unknown parameters are ignored, as on any GET.
  */
-export function readListQuery(query: Record<string, unknown>): Required<ListOptions> {
+export function readListQuery(
+  query: Record<string, unknown>,
+): ListOptions & { search: string; pageSize: number } {
   const problems: FieldError[] = [];
   const single = (name: string): string | undefined => {
     const value = query[name];
@@ -40,11 +44,19 @@ export function readListQuery(query: Record<string, unknown>): Required<ListOpti
   }
   const page = integer('page', 1, MAX_PAGE);
   const pageSize = integer('pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const cursor = single('cursor');
+  const after = cursor === undefined ? undefined : decodeCursor(cursor);
+  if (cursor !== undefined && !after) {
+    problems.push({ field: 'cursor', message: 'cursor must be a next_cursor the listing gave' });
+  }
+  if (cursor !== undefined && query.page !== undefined) {
+    problems.push({ field: 'page', message: 'page cannot be given with cursor' });
+  }
   if (problems.length > 0) {
     throw new AppException('VALIDATION_ERROR', {
       message: problems.map((problem) => problem.message).join('; '),
       details: problems,
     });
   }
-  return { search, page, pageSize };
+  return after ? { search, pageSize, after } : { search, page, pageSize };
 }
