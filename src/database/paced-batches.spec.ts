@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { EntityManager } from 'typeorm';
 import { Database } from './database.service';
 import { BatchPacer, inPacedBatches } from './paced-batches';
@@ -42,6 +43,10 @@ describe('inPacedBatches', () => {
     let timerRanAfterBatches: number | undefined;
     const run = inPacedBatches(fakeDatabase(true), async (_manager, size) => {
       batches += 1;
+      // Each batch holds the loop as a real one would: an instant one could end them all before
+      // the timer's first millisecond, and the test would prove nothing (and fail by chance).
+      const until = performance.now() + 3;
+      while (performance.now() < until);
       const taken = Math.min(size, remaining);
       remaining -= taken;
       return Promise.resolve(taken);

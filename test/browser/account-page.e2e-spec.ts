@@ -243,14 +243,17 @@ describe('the example app’s account page in Chromium', () => {
     await context.clock.install();
     const { page, user } = await signedIn();
     await page.waitForFunction(() => document.querySelectorAll('#session-list li').length === 2);
-    // Stopped as the list is read: the seconds this test spends from here do not count.
-    await page.clock.pauseAt(await page.evaluate(() => Date.now()));
+    // Stopped just after the list is read: the seconds this test spends from here do not count.
+    // A little ahead of the page's now, which runs on while pauseAt travels to the page (a
+    // loaded machine took long enough for "now" to be in the past when it arrived).
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 2_000));
     const reads: string[] = [];
     page.on('request', (request) => {
       if (request.url().endsWith('/users/me/sessions')) reads.push(request.url());
     });
 
     await login(h.t, user.credentials);
+    // 27 s and a little after the read: not yet.
     await page.clock.fastForward(25_000);
     // Real time for a read to start, had one been due.
     await new Promise((resolve) => setTimeout(resolve, 300));
