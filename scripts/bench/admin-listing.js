@@ -147,7 +147,11 @@ function timedGet(url, token) {
 
 const ms = (value) => (value === undefined ? '–' : `${value.toFixed(1)} ms`);
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+module.exports = { administrator, sql, timedGet };
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
