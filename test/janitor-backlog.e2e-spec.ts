@@ -15,12 +15,13 @@ const BACKLOG = 40_000;
 const ROWS_PER_INSERT = 1_000;
 const DAY_MS = 24 * 3600_000;
 /**
- * The longest the event loop may be held at once during the purge. A batch is sized to hold it
- * for a few milliseconds, and a WAL checkpoint or a garbage collection may come on top; this
- * leaves room for a loaded CI machine. A purge that never hands the loop back holds it for the
- * whole backlog, an order of magnitude longer.
+ * How long the event loop may be held during the purge: nearly every turn (p99) within a few
+ * batches' time, and none for long (a garbage collection, a WAL checkpoint, or this process
+ * waiting for a core on a loaded CI machine may come on top of one batch). A purge that never
+ * hands the loop back holds it for the whole backlog, over a second.
  */
-const LONGEST_HOLD_MS = 250;
+const TYPICAL_HOLD_MS = 100;
+const LONGEST_HOLD_MS = 600;
 
 /**
  * Issue 33: better-sqlite3 answers synchronously, so a purge loop that only awaited its batches
@@ -88,25 +89,27 @@ describe('a janitor purging a large backlog', () => {
 
     // A timer re-armed at once, as a request's I/O would be served: the gaps between its runs are
     // how long the loop was held.
-    const { longest, turns } = await new Promise<{ longest: number; turns: number }>((resolve) => {
+    const { gaps, turns } = await new Promise<{ gaps: number[]; turns: number }>((resolve) => {
       let last = performance.now();
-      let longest = 0;
+      const gaps: number[] = [];
       let turns = 0;
       const tick = () => {
         const now = performance.now();
-        longest = Math.max(longest, now - last);
+        gaps.push(now - last);
         last = now;
-        if (ended) return resolve({ longest, turns });
+        if (ended) return resolve({ gaps, turns });
         turns += 1;
         setTimeout(tick, 0);
       };
       setTimeout(tick, 0);
     });
+    gaps.sort((a, b) => a - b);
 
     expect(await purge).toBe(BACKLOG);
     expect(timerFiredDuringPurge).toBe(true);
     expect(turns).toBeGreaterThan(10);
-    expect(longest).toBeLessThan(LONGEST_HOLD_MS);
+    expect(gaps[Math.floor(gaps.length * 0.99)]).toBeLessThan(TYPICAL_HOLD_MS);
+    expect(gaps[gaps.length - 1]).toBeLessThan(LONGEST_HOLD_MS);
     expect(await retiredLeft()).toBe(0);
   }, 120_000);
 
