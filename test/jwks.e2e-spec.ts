@@ -357,7 +357,7 @@ describe('a previous key (JWT_PREVIOUS_PUBLIC_KEYS) keeps verifying', () => {
 function rotateKeys(env: Record<string, string>) {
   const cwd = mkdtempSync(join(tmpdir(), 'auth-rotate-cwd-'));
   try {
-    return spawnSync(process.execPath, serviceArgs('config/rotate-dev-keys.command'), {
+    return spawnSync(process.execPath, serviceArgs('cli/rotate-dev-keys.command'), {
       cwd,
       env: {
         PATH: process.env.PATH,

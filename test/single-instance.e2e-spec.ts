@@ -100,7 +100,7 @@ describe('one server per embedded database file', () => {
     const access = await logIn(first!);
     const promote = await command(
       dataDir,
-      [...serviceArgs('admin/promote-user.command'), account.email],
+      [...serviceArgs('cli/promote-user.command'), account.email],
       env,
     );
     expect(promote).toMatchObject({ code: 0, stderr: '' });

@@ -10,7 +10,7 @@ import { TestDatabase, createTestDatabase } from './support/test-database';
 import { serviceArgs } from './support/service-build';
 
 const ROOT = join(__dirname, '..');
-const COMMAND = 'src/admin/promote-user.command.ts';
+const COMMAND = 'src/cli/promote-user.command.ts';
 
 interface Run {
   code: number | null;
@@ -21,7 +21,7 @@ interface Run {
 /** The real command, as `npm run users:promote -- …` runs it, in a folder of its own. */
 function promote(cwd: string, env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...serviceArgs('admin/promote-user.command'), ...args], {
+    const child = spawn(process.execPath, [...serviceArgs('cli/promote-user.command'), ...args], {
       cwd,
       // Nothing of the developer's environment: only what the operator would set.
       env: { PATH: process.env.PATH, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env },

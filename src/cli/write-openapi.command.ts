@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApp } from '../app.factory';
-import { buildOpenApiDocument } from './openapi.document';
+import { buildOpenApiDocument } from '../openapi/openapi.document';
 
 const OPENAPI_FILE = resolve(__dirname, '..', '..', 'openapi.json');
 

@@ -1,9 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'dotenv';
-import { rotateDevKeys } from './dev-signing-keys';
-import { ConfigError, EnvReader } from './env.reader';
-import { ACCESS_ALGORITHMS, signingKeyFromPem, verificationKeysFromPem } from './signing-keys';
+import { rotateDevKeys } from '../config/dev-signing-keys';
+import { ConfigError, EnvReader } from '../config/env.reader';
+import {
+  ACCESS_ALGORITHMS,
+  signingKeyFromPem,
+  verificationKeysFromPem,
+} from '../config/signing-keys';
 
 /**
  * `npm run keys:rotate`: outside production, replaces the generated access-token signing key with
