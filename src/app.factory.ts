@@ -11,7 +11,7 @@ import { StartLog } from './logging/start-log';
 import { Metrics } from './metrics/metrics.service';
 import { requestTiming } from './metrics/request-timing';
 import { WELL_KNOWN_ROUTES } from './jwks/well-known.paths';
-import { serveApiDocs } from './openapi/openapi.document';
+import { serveApiDocs } from './openapi/api-docs';
 import { API_PREFIX } from './platform/api-prefix';
 import { httpPlatform } from './platform/http-platform';
 import { HttpPlatformKit } from './platform/platform-setup';

@@ -85,7 +85,7 @@ describe('JWKS with HS256, the default', () => {
       // Required by RFC 8414; the service offers no OAuth authorization or token endpoint.
       response_types_supported: [],
       grant_types_supported: [],
-      service_documentation: `${TEST_ISSUER}/api/docs`,
+      service_documentation: `${TEST_ISSUER}/api/v1/docs`,
     });
     expect(response.headers['cache-control']).toBe('public, max-age=300');
     expect(response.headers['content-type']).toMatch(/^application\/json/);

@@ -111,7 +111,7 @@ describe('the log on a terminal and elsewhere', () => {
       expect(second).toMatch(
         new RegExp(
           `^\\[\\d\\d:\\d\\d:\\d\\d\\] INFO: \\d{2,} routes mapped; ` +
-            `the API's documentation on http://localhost:${service.port}/api/docs$`,
+            `the API's documentation on http://localhost:${service.port}/api/v1/docs$`,
         ),
       );
       expect(rest).toEqual([expect.stringMatching(/ INFO: GET \/api\/v1\/health 200 \d+ ms$/)]);

@@ -315,6 +315,25 @@ describe('loadConfig', () => {
     ).toBe(join(dataDir, 'out'));
   });
 
+  it('serves the API reference outside production, and in production only with API_DOCS=true', () => {
+    const production = {
+      ...SECRETS,
+      ...MFA_KEY,
+      NODE_ENV: 'production',
+      DATA_DIR: dataDir,
+      SMTP_URL: 'smtps://u:p@mail.example.com',
+    };
+    expect(loadConfig({ ...SECRETS, NODE_ENV: 'test', DATA_DIR: dataDir }).app.apiDocs).toBe(true);
+    expect(loadConfig({ ...SECRETS, DATA_DIR: dataDir, API_DOCS: 'false' }).app.apiDocs).toBe(
+      false,
+    );
+    expect(loadConfig(production).app.apiDocs).toBe(false);
+    expect(loadConfig({ ...production, API_DOCS: 'true' }).app.apiDocs).toBe(true);
+    expect(() => loadConfig({ ...production, API_DOCS: 'yes' })).toThrow(
+      'Invalid configuration: API_DOCS must be true or false (got "yes")',
+    );
+  });
+
   it('generates the secrets once outside production and keeps them in the data folder', () => {
     const first = loadConfig({ DATA_DIR: dataDir });
     const second = loadConfig({ DATA_DIR: dataDir });

@@ -71,7 +71,8 @@ export function loadConfig(env: RawEnv): Config {
       appOrigins,
       trustProxy: readTrustProxy(read),
       dataDir,
-      apiDocs: read.bool('API_DOCS', true),
+      // A deployment describes itself only when asked to; a developer's service always does.
+      apiDocs: read.bool('API_DOCS', !production),
     },
     database: {
       url: readDatabaseUrl(read),

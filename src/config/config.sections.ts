@@ -23,7 +23,7 @@ export class AppConfig {
   readonly appOrigins!: readonly string[];
   readonly trustProxy!: TrustProxySetting;
   readonly dataDir!: string;
-  /** Swagger UI at /api/docs and the OpenAPI document at /api/docs-json. */
+  /** Swagger UI at /api/v1/docs and the OpenAPI document at /api/docs-json. */
   readonly apiDocs!: boolean;
 }
 

@@ -1,5 +1,5 @@
 import { AppConfig, JwtConfig } from '../config/config.sections';
-import { DOCS_PATH } from '../openapi/openapi.document';
+import { DOCS_PATH } from '../openapi/api-docs';
 import { JWKS_PATH } from './well-known.paths';
 
 /**

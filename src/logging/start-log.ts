@@ -1,7 +1,7 @@
 import { Injectable, Logger as NestLogger, LoggerService } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { AppConfig, MailConfig } from '../config/config.sections';
-import { DOCS_PATH } from '../openapi/openapi.document';
+import { DOCS_PATH } from '../openapi/api-docs';
 import { API_PREFIX } from '../platform/api-prefix';
 import { LogStyle } from './log-style';
 import { RouteMapLogger } from './route-map.logger';

@@ -234,8 +234,9 @@ export class AuthorizationServerMetadataModel {
 
   @ApiPropertyOptional({
     format: 'uri',
-    example: 'https://auth.example.com/api/docs',
-    description: 'Swagger UI; absent with API_DOCS=false.',
+    example: 'https://auth.example.com/api/v1/docs',
+    description:
+      'The interactive API reference; absent when API_DOCS is off (its default in production).',
   })
   service_documentation?: string;
 }

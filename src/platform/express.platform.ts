@@ -13,7 +13,7 @@ import {
   parseJsonText,
   refusesMediaType,
 } from '../common/http/json-body';
-import { DOCS_PATH } from '../openapi/openapi.document';
+import { isApiDocsPage, isApiDocsVisit } from '../openapi/api-docs';
 import { answerClientError } from './client-errors';
 import { drainRequest } from './request-drain';
 import {
@@ -52,8 +52,9 @@ export function expressPlatform(): HttpPlatformKit {
           answerHeaders((address) => trust(address, 0), setup.observers),
           countOptions(setup.unroutedLimit),
           browserCors(setup.corsOrigins),
-          ...(setup.apiDocs ? [docsPolicy] : []),
           decodeUrl,
+          // After decodeUrl: the path Express routes, whatever its spelling.
+          ...(setup.apiDocs ? [apiDocs(setup.unroutedLimit)] : []),
           cookieParser(),
           jsonBody(),
         ]),
@@ -173,12 +174,19 @@ function answerHeaders(
   };
 }
 
-/** Swagger UI is a web page: its routes get a page's policy, every other answer the API's. */
-function docsPolicy(req: Request, res: Response, next: NextFunction): void {
-  if (req.path.toLowerCase().startsWith(`/${DOCS_PATH}`)) {
-    res.setHeader('content-security-policy', API_DOCS_SECURITY_POLICY);
-  }
-  next();
+/**
+ * The API reference is a web page: its routes get a page's policy, every other answer the API's.
+ * Its routes are the platform's own, where no guard runs: a visit spends from the general limit
+ * here.
+ */
+function apiDocs(limit: PlatformSetup['unroutedLimit']): RequestHandler {
+  return (req, res, next) => {
+    if (isApiDocsPage(req.path)) {
+      res.setHeader('content-security-policy', API_DOCS_SECURITY_POLICY);
+    }
+    if (!isApiDocsVisit(req.path)) return next();
+    limit.spend(req.ip ?? '', req.path).then((refusal) => next(refusal), next);
+  };
 }
 
 /**

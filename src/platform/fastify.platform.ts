@@ -16,7 +16,7 @@ import {
 import { API_DOCS_SECURITY_POLICY, API_SECURITY_HEADERS, corsOptionsFor } from './security-headers';
 import { TrustFunction, trustFunction } from './trust-proxy';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
-import { DOCS_PATH } from '../openapi/openapi.document';
+import { isApiDocsPage, isApiDocsVisit } from '../openapi/api-docs';
 import { answerClientError } from './client-errors';
 import { drainRequest } from './request-drain';
 import {
@@ -73,7 +73,7 @@ export function fastifyPlatform(): HttpPlatformKit {
         delegator: (request: FastifyRequest, callback: (error: null, options: object) => void) =>
           callback(null, { ...corsFor(pathOf(request.url)), strictPreflight: false }),
       });
-      if (setup.apiDocs) docsPolicy(fastify);
+      if (setup.apiDocs) apiDocs(fastify, setup.unroutedLimit);
       adapter.configured = true;
     },
     async ready(app: INestApplication) {
@@ -169,18 +169,30 @@ function observeAnswers(fastify: FastifyInstance, observers: AnswerObserver[]): 
   });
 }
 
-/** Swagger UI's routes get the policy of a web page; every other answer keeps the API's. */
-function docsPolicy(fastify: FastifyInstance): void {
+/**
+ * The API reference is a web page: its routes get a page's policy, every other answer keeps the
+ * API's. Its routes are the platform's own, where no guard runs: a visit spends from the general
+ * limit here.
+ */
+function apiDocs(fastify: FastifyInstance, limit: PlatformSetup['unroutedLimit']): void {
   fastify.addHook('onRoute', (route) => {
-    if (!route.url.startsWith(`/${DOCS_PATH}`)) return;
-    const own = route.onSend ? [route.onSend].flat() : [];
-    route.onSend = [
-      ...own,
-      (_request, reply, payload, done) => {
-        void reply.header('content-security-policy', API_DOCS_SECURITY_POLICY);
-        done(null, payload);
-      },
-    ];
+    if (isApiDocsVisit(route.url)) {
+      route.onRequest = [
+        ...(route.onRequest ? [route.onRequest].flat() : []),
+        (request, _reply, done) => {
+          limit.spend(request.ip, pathOf(request.url)).then((refusal) => done(refusal), done);
+        },
+      ];
+    }
+    if (isApiDocsPage(route.url)) {
+      route.onSend = [
+        ...(route.onSend ? [route.onSend].flat() : []),
+        (_request, reply, payload, done) => {
+          void reply.header('content-security-policy', API_DOCS_SECURITY_POLICY);
+          done(null, payload);
+        },
+      ];
+    }
   });
 }
 

@@ -11,7 +11,7 @@ export interface PlatformSetup {
   corsOrigins: readonly string[];
   /** Called once per answer: the request log, the latency histogram. */
   observers: AnswerObserver[];
-  /** Swagger UI and its document are served (they get their own content policy). */
+  /** The API reference and its document are served (a page's content policy, visits counted). */
   apiDocs: boolean;
   /**
    * The general rate limit for what reaches no route, and so no guard: unknown paths (the

@@ -5,7 +5,7 @@ import { WELL_KNOWN_ROUTES } from '../jwks/well-known.paths';
  * Headers for a JSON API rather than for web pages: nothing may render, frame or load from a
  * response (`default-src 'none'`), no MIME sniffing, no referrer, HTTPS remembered, and nothing
  * kept by a cache (tokens, users and sessions are personal). Set on every answer, errors and 404s
- * included; the link pages and the API docs replace the policy with their own, the public
+ * included; the link pages and the API reference replace the policy with their own, the public
  * documents (JWKS, metadata) the caching. `Vary: Origin` is always there because the CORS answer
  * does differ by origin.
  */
@@ -19,7 +19,11 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fre
   vary: 'Origin',
 });
 
-/** Swagger UI is a web page: it may load its own scripts, styles and images, nothing else. */
+/**
+ * The API reference (Swagger UI) is a web page: it may load its own scripts, styles and images and
+ * call the API it describes, nothing from elsewhere. Inline styles only because Swagger UI's page
+ * carries `<style>` blocks and `style` attributes; its scripts are all files, so none runs inline.
+ */
 export const API_DOCS_SECURITY_POLICY =
   "default-src 'self';img-src 'self' data:;style-src 'self' 'unsafe-inline';frame-ancestors 'none'";
 

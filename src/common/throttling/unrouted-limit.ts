@@ -17,10 +17,11 @@ const UNLIMITED_PATHS = new Set(
 );
 
 /**
- * The general limit for requests no route handles (an unknown path, a CORS preflight): the
- * throttler's guard never sees them, since Nest runs guards on matched routes only and CORS
- * answers a preflight before routing. The platform asks here instead, and the count is the
- * guard's own (same storage, key, window and limit): an address has one budget for everything.
+ * The general limit for requests no Nest route handles (an unknown path, a CORS preflight, the
+ * API reference's platform routes): the throttler's guard never sees them, since Nest runs guards
+ * on its matched routes only and CORS answers a preflight before routing. The platform asks here
+ * instead, and the count is the guard's own (same storage, key, window and limit): an address has
+ * one budget for everything.
  */
 @Injectable()
 export class UnroutedLimit {
