@@ -21,7 +21,7 @@ import { AccountModule } from './account/account.module';
  * The whole service. Configuration is read and validated while the app is built (ConfigSource:
  * `.env` and the environment), so a bad value fails before anything starts. A team's integration
  * test imports it as it is: `Test.createTestingModule({ imports: [AppModule] })`, overriding
- * providers (ConfigSource, the mail transport, LogOutput) as it needs; see the README.
+ * providers (ConfigSource, the mail transport, LogOutput) as it needs; see docs/extending.md.
  */
 @Module({
   imports: [

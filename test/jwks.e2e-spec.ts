@@ -44,7 +44,7 @@ async function jwksOf(t: TestApp): Promise<PublishedKeys> {
   return (await t.http().get(JWKS_PATH).expect(200)).body as PublishedKeys;
 }
 
-/** What a resource server pins besides the keys (RFC 9068); the README's example does the same. */
+/** What a resource server pins besides the keys (RFC 9068); docs/api.md's example does the same. */
 const PINNED = { issuer: TEST_ISSUER, audience: TEST_ISSUER, typ: 'at+jwt' };
 
 /** A token as the service signs it with a key pair: the claims, `typ: at+jwt` and a `kid`. */

@@ -39,8 +39,8 @@ function command(cwd: string, args: string[], env: Record<string, string>): Prom
 /**
  * Issue 33: two servers started on one embedded SQLite file both served, each with its own user
  * cache, rate limits and janitors. The second now stops at boot with one line; a start after the
- * first was killed (`kill -9`) is not refused; the commands the README lets run beside the
- * service still work. On MariaDB, where several instances are the way to scale, a second one
+ * first was killed (`kill -9`) is not refused; the commands docs/operating.md lets run beside
+ * the service still work. On MariaDB, where several instances are the way to scale, a second one
  * starts as before.
  */
 describe('one server per embedded database file', () => {

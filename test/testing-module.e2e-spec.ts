@@ -13,7 +13,7 @@ import { TestDatabase, createTestDatabase } from './support/test-database';
 import { HTTP_PLATFORM } from './support/test-app';
 
 /**
- * The README's integration test, as a team would write it: the whole service from
+ * The integration test of docs/extending.md, as a team would write it: the whole service from
  * `Test.createTestingModule({ imports: [AppModule] })`, its configuration and its mailer replaced
  * with `overrideProvider`, on the platform HTTP_PLATFORM names (CI runs it on both).
  */

@@ -4,7 +4,7 @@
 // SOAK_DURATION (seconds, default 180), SOAK_DATABASE_URL (default: an embedded SQLite file; a
 // mysql:// URL names the server, where a throwaway database is created and dropped after),
 // SOAK_REDIS_URL (optional), SOAK_INSTANCES (1, or 2 behind HAProxy: needs MariaDB and Redis),
-// SOAK_HAPROXY (the haproxy binary). Writes its figures to docs/soak.md. See the README.
+// SOAK_HAPROXY (the haproxy binary). Writes its figures to docs/soak.md. See docs/several-instances.md.
 const { execFileSync, execSync, spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
@@ -18,7 +18,7 @@ const DURATION = Number(process.env.SOAK_DURATION || 180);
 const INSTANCES = Number(process.env.SOAK_INSTANCES || 1);
 const DATABASE_URL = process.env.SOAK_DATABASE_URL;
 const REDIS_URL = process.env.SOAK_REDIS_URL;
-/** The README's configuration itself, so what the soak runs is what operators are shown. */
+/** The documented configuration itself, so what the soak runs is what operators are shown. */
 const HAPROXY_CONFIG = join(ROOT, 'examples', 'haproxy', 'haproxy.cfg');
 const PASSWORD = 'soak-password-1';
 /** Requests per second of each part of the mix (steady rates, not saturation). */

@@ -28,10 +28,10 @@ const DEFAULT_CLIENT_ID = 'auth-service';
 
 /**
  * Validates the whole environment once, at boot, and returns it as typed sections. Any invalid
- * variable throws a ConfigError whose one line names every invalid variable.
+ * variable throws a ConfigError whose one line names every invalid variable. `read` is given only
+ * by the configuration reference's generator, which notes what is read.
  */
-export function loadConfig(env: RawEnv): Config {
-  const read = new EnvReader(env);
+export function loadConfig(env: RawEnv, read = new EnvReader(env)): Config {
   const nodeEnv = read.string('NODE_ENV') ?? 'development';
   const production = nodeEnv === 'production';
   const port = read.int('PORT', 3000, 0, 65_535);

@@ -14,7 +14,7 @@ import { DataSourceOptions } from 'typeorm';
  * on it until the connection closes. The kernel drops the lock when the process ends however it
  * ends, so a start after `kill -9` or a crash is never refused by a stale lock, and two starts at
  * the same moment cannot both win. It is separate from the database file, whose WAL locks stay as
- * they were: the commands the README lets run beside the service (`users:promote`, the
+ * they were: the commands docs/operating.md lets run beside the service (`users:promote`, the
  * migration CLI) do not take it.
  *
  * Only a server takes it (an app built with an HTTP adapter, as `npm start` does), before the

@@ -367,7 +367,7 @@ describe('the example app’s account page in Chromium', () => {
     },
   );
 
-  it('keeps the README’s screenshot of this page', () => {
+  it('keeps the SDK page’s screenshot of this page', () => {
     expect(checkScreenshots(['account'])).toEqual({ stale: [], missing: [], taken: ['account'] });
   });
 

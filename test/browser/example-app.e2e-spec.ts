@@ -28,7 +28,7 @@ const ACCESS_TTL_S = 2;
 
 /**
  * The example app as a front-end developer tries it, in Chromium against the real service: every
- * state it can be in, the messages it shows, and the README's pictures of it.
+ * state it can be in, the messages it shows, and the pictures of it on the SDK's page.
  */
 describe('the example app in Chromium', () => {
   let h: Harness;
@@ -740,7 +740,7 @@ describe('the example app in Chromium', () => {
     expect(rings.length).toBe(6);
   });
 
-  it('keeps the README’s screenshots of this very app', () => {
+  it('keeps the SDK page’s screenshots of this very app', () => {
     const elsewhere = [
       'account',
       'two-step-enrol',

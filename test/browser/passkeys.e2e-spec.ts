@@ -308,7 +308,7 @@ describe('passkeys in the example app', () => {
     });
   });
 
-  it('keeps the README’s screenshot of passkeys', () => {
+  it('keeps the SDK page’s screenshot of passkeys', () => {
     const mine = ['passkeys'] as const;
     expect(checkScreenshots(mine)).toEqual({ stale: [], missing: [], taken: [...mine] });
   });

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { Page } from 'playwright-core';
 
 /**
- * The README's pictures of the example app, taken by its browser suite in the states they show.
+ * The pictures of the example app on the SDK's page (docs/sdk.md), taken by its browser suite in
+ * the states they show.
  * `npm run screenshots` writes them (SCREENSHOTS=write) with a manifest naming the app's sources
  * they were taken of; every other run takes them all the same and checks that the committed ones
  * are still of the current app.
@@ -29,6 +30,8 @@ const ROOT = join(__dirname, '..', '..');
 const APP = join(ROOT, 'examples', 'spa', 'public');
 const IMAGES = join(ROOT, 'docs', 'images');
 const MANIFEST = join(IMAGES, 'example-spa.json');
+/** The page that shows them, each linked relative to it. */
+const PAGE = join(ROOT, 'docs', 'sdk.md');
 const WRITE = process.env.SCREENSHOTS === 'write';
 const taken = new Set<Screenshot>();
 
@@ -70,7 +73,8 @@ export function checkScreenshots(names: readonly Screenshot[]): {
   const manifest = existsSync(MANIFEST)
     ? (JSON.parse(readFileSync(MANIFEST, 'utf8')) as { app?: string })
     : {};
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const page = readFileSync(PAGE, 'utf8');
+  const linked = (file: string) => page.includes(`(${relative(dirname(PAGE), join(ROOT, file))})`);
   return {
     stale:
       manifest.app === app
@@ -79,7 +83,7 @@ export function checkScreenshots(names: readonly Screenshot[]): {
     missing: SCREENSHOTS.flatMap((name) => [
       screenshotFile(name, 'desktop'),
       screenshotFile(name, 'phone'),
-    ]).filter((file) => !existsSync(join(ROOT, file)) || !readme.includes(`(${file})`)),
+    ]).filter((file) => !existsSync(join(ROOT, file)) || !linked(file)),
     taken: names.filter((name) => taken.has(name)),
   };
 }

@@ -360,7 +360,7 @@ describe('two-step sign-in in the example app', () => {
     },
   );
 
-  it('keeps the README’s screenshots of two-step sign-in', () => {
+  it('keeps the SDK page’s screenshots of two-step sign-in', () => {
     const mine = ['two-step-enrol', 'two-step-codes', 'second-step'] as const;
     expect(checkScreenshots(mine)).toEqual({ stale: [], missing: [], taken: [...mine] });
   });
