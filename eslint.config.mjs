@@ -2,6 +2,60 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The SDK's parts (client/src), each an entry point of the package: the session engine imports
+ * none of them, and none imports another, so an app ships only the parts it passes to
+ * `createAuthClient` (test/sdk-bundles.e2e-spec.ts measures it).
+ */
+const SDK_PARTS = {
+  password: ['password'],
+  'email-code': ['email-code'],
+  'second-factor': ['second-factor'],
+  passkeys: ['passkeys', 'passkey-ceremony'],
+  'identity-providers': ['identity-providers'],
+  account: ['account'],
+  admin: ['admin'],
+};
+const sdkPartFiles = (parts) => parts.flatMap((part) => SDK_PARTS[part]);
+const sdkSeams = [
+  [undefined, Object.keys(SDK_PARTS)],
+  ...Object.keys(SDK_PARTS).map((part) => [part, Object.keys(SDK_PARTS).filter((p) => p !== part)]),
+].map(([part, forbidden]) => ({
+  files: part
+    ? sdkPartFiles([part]).map((file) => `client/src/${file}.ts`)
+    : ['client/src/**/*.ts'],
+  ignores: part
+    ? []
+    : [
+        ...sdkPartFiles(Object.keys(SDK_PARTS)).map((file) => `client/src/${file}.ts`),
+        'client/src/**/*.spec.ts',
+        'client/src/**/*.fakes.ts',
+      ],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: [
+          ...sdkPartFiles(forbidden).map((file) => ({
+            name: `./${file}.js`,
+            message: part
+              ? 'A part of the SDK imports no other part: what both need belongs to the session engine.'
+              : 'The session engine names no part of the SDK: an app would ship it without using it.',
+          })),
+          ...(part === 'passkeys'
+            ? []
+            : [
+                {
+                  name: '@simplewebauthn/browser',
+                  message: 'Only the passkeys part runs WebAuthn.',
+                },
+              ]),
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   {
     ignores: [
@@ -69,6 +123,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports' }],
     },
   },
+  ...sdkSeams,
   {
     // The example app's page script: a browser module.
     files: ['examples/spa/public/**/*.js'],

@@ -1,6 +1,14 @@
-import { AuthClient } from './auth-client.js';
+import { createAuthClient } from './auth-client.js';
 import { AuthError } from './auth-error.js';
-import { BASE, FakeBrowser, FakeService, USER, client, envelope } from './auth-client.fakes.js';
+import {
+  BASE,
+  EVERY_PART,
+  FakeBrowser,
+  FakeService,
+  USER,
+  client,
+  envelope,
+} from './auth-client.fakes.js';
 
 describe('AuthClient.status(): signed in, signed out, or cannot tell', () => {
   it('says signed out for a visitor without calling anything that fails', async () => {
@@ -51,7 +59,8 @@ describe('AuthClient.status(): signed in, signed out, or cannot tell', () => {
       error: { code: 'SERVICE_UNAVAILABLE', status: 503, retryAfter: 7 },
     });
 
-    const offline = new AuthClient({
+    const offline = createAuthClient({
+      plugins: EVERY_PART,
       baseUrl: BASE,
       fetch: () => Promise.reject(new TypeError('Failed to fetch')),
       coordination: new FakeBrowser().tab(),
@@ -67,7 +76,7 @@ describe('AuthClient: hearing sign-ins', () => {
     const browser = new FakeBrowser();
     const [first, second] = [client(service, browser), client(service, browser)];
 
-    await first.auth.login({ email: USER.email, password: 'secret-1' });
+    await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
 
     expect(first.started).toEqual([{ source: 'this-tab', user: USER }]);
     expect(second.started).toEqual([{ source: 'other-tab', user: USER }]);
@@ -77,11 +86,11 @@ describe('AuthClient: hearing sign-ins', () => {
     const service = new FakeService();
     const browser = new FakeBrowser();
     const [first, second] = [client(service, browser), client(service, browser)];
-    await first.auth.login({ email: USER.email, password: 'secret-1' });
+    await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
     await first.auth.logout();
     expect(second.ended).toEqual(['logout']);
 
-    await first.auth.login({ email: USER.email, password: 'secret-1' });
+    await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
 
     expect(second.started.at(-1)).toMatchObject({ source: 'other-tab' });
     service.accessGood = false;
@@ -95,7 +104,7 @@ describe('AuthClient: hearing sign-ins', () => {
     const stop = auth.onSessionStarted((start) => heard.push(start.source));
     stop();
 
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
 
     expect(heard).toEqual([]);
   });
@@ -103,7 +112,8 @@ describe('AuthClient: hearing sign-ins', () => {
 
 describe('AuthClient.fetch: every failure is an AuthError', () => {
   it('rejects with NETWORK_ERROR when the API cannot be reached', async () => {
-    const auth = new AuthClient({
+    const auth = createAuthClient({
+      plugins: EVERY_PART,
       baseUrl: BASE,
       fetch: () => Promise.reject(new TypeError('Failed to fetch')),
       coordination: new FakeBrowser().tab(),
@@ -120,7 +130,8 @@ describe('AuthClient.fetch: every failure is an AuthError', () => {
   });
 
   it('rejects with ABORTED when the caller’s signal stops the request', async () => {
-    const auth = new AuthClient({
+    const auth = createAuthClient({
+      plugins: EVERY_PART,
       baseUrl: BASE,
       fetch: () => Promise.reject(new DOMException('The operation was aborted.', 'AbortError')),
       coordination: new FakeBrowser().tab(),
@@ -160,7 +171,7 @@ describe('AuthClient: other tabs’ refreshes that did not work out', () => {
       return response;
     };
     const { auth } = client(service, browser);
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.accessGood = false;
     first = true;
 
@@ -181,7 +192,7 @@ describe('AuthClient.getProfile()', () => {
     const service = new FakeService();
     const { auth } = client(service);
 
-    await expect(auth.getProfile()).resolves.toMatchObject({ data: { user: USER } });
+    await expect(auth.account.getProfile()).resolves.toMatchObject({ data: { user: USER } });
 
     expect(service.calls).toEqual(['GET /users/me', 'POST /auth/refresh', 'GET /users/me']);
   });
@@ -198,9 +209,14 @@ describe('AuthError: the service’s field errors', () => {
       Promise.resolve(
         envelope(400, { success: false, message: 'Invalid', error: 'VALIDATION_ERROR', details }),
       );
-    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: new FakeBrowser().tab() });
+    const auth = createAuthClient({
+      baseUrl: BASE,
+      fetch,
+      coordination: new FakeBrowser().tab(),
+      plugins: EVERY_PART,
+    });
 
-    const error = (await auth
+    const error = (await auth.password
       .register({ email: 'a@b', username: 'x', password: 'p' })
       .catch((e: unknown) => e)) as AuthError;
 
@@ -218,10 +234,15 @@ describe('AuthError: the service’s field errors', () => {
       Promise.resolve(
         envelope(401, { success: false, message: 'Expired', error: 'INVALID_TOKEN', details }),
       );
-    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: new FakeBrowser().tab() });
+    const auth = createAuthClient({
+      baseUrl: BASE,
+      fetch,
+      coordination: new FakeBrowser().tab(),
+      plugins: EVERY_PART,
+    });
 
-    const error = (await auth
-      .resetPassword({ token: 't'.repeat(43), newPassword: 'a new secret' })
+    const error = (await auth.password
+      .reset({ token: 't'.repeat(43), newPassword: 'a new secret' })
       .catch((e: unknown) => e)) as AuthError;
 
     expect(error.code).toBe('INVALID_TOKEN');
@@ -232,10 +253,15 @@ describe('AuthError: the service’s field errors', () => {
   it('has no details, not undefined, when the service sent none', async () => {
     const fetch = () =>
       Promise.resolve(envelope(401, { success: false, message: 'No', error: 'LOGIN_FAILED' }));
-    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: new FakeBrowser().tab() });
+    const auth = createAuthClient({
+      baseUrl: BASE,
+      fetch,
+      coordination: new FakeBrowser().tab(),
+      plugins: EVERY_PART,
+    });
 
-    const error = (await auth
-      .login({ email: 'a@example.com', password: 'x' })
+    const error = (await auth.password
+      .signIn({ email: 'a@example.com', password: 'x' })
       .catch((e: unknown) => e)) as AuthError;
 
     expect(error.details).toEqual([]);
@@ -257,11 +283,16 @@ describe('AuthClient: the calls for non-browser clients and the reset variants',
       seen.push(new Request(input, init));
       return Promise.resolve(envelope(200, tokens));
     };
-    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: new FakeBrowser().tab() });
+    const auth = createAuthClient({
+      baseUrl: BASE,
+      fetch,
+      coordination: new FakeBrowser().tab(),
+      plugins: EVERY_PART,
+    });
 
-    await expect(auth.loginForTokens({ email: 'a@example.com', password: 'p' })).resolves.toEqual(
-      tokens,
-    );
+    await expect(
+      auth.password.signInForTokens({ email: 'a@example.com', password: 'p' }),
+    ).resolves.toEqual(tokens);
     await expect(auth.refreshForTokens('r.s.t')).resolves.toEqual(tokens);
 
     expect(seen.map((r) => r.headers.get('x-token-delivery'))).toEqual(['body', 'body']);
@@ -274,10 +305,15 @@ describe('AuthClient: the calls for non-browser clients and the reset variants',
       bodies.push(await new Request(input, init).text());
       return envelope(200, { success: true, message: 'ok' });
     };
-    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: new FakeBrowser().tab() });
+    const auth = createAuthClient({
+      baseUrl: BASE,
+      fetch,
+      coordination: new FakeBrowser().tab(),
+      plugins: EVERY_PART,
+    });
 
-    await auth.requestPasswordReset({ email: 'a@example.com' });
-    await auth.resetPassword({ token: 't', newPassword: 'n3w-secret' });
+    await auth.password.requestReset({ email: 'a@example.com' });
+    await auth.password.reset({ token: 't', newPassword: 'n3w-secret' });
 
     expect(bodies.map((b) => JSON.parse(b) as unknown)).toEqual([
       { email: 'a@example.com' },
@@ -307,7 +343,7 @@ describe('AuthClient: tabs that race a refresh', () => {
     const service = new FakeService();
     const browser = new FakeBrowser();
     const [first, second] = [client(service, browser), client(service, browser)];
-    await first.auth.login({ email: USER.email, password: 'secret-1' });
+    await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.accessGood = false;
     service.refreshAnswer = 'refuse';
     service.holdRefreshes = true;
@@ -315,7 +351,7 @@ describe('AuthClient: tabs that race a refresh', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
 
     // The refresh token it sent is the old session's; this login replaces it.
-    await second.auth.login({ email: USER.email, password: 'secret-1' });
+    await second.auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.releaseRefreshes();
 
     await expect(call).resolves.toMatchObject({ success: true });
@@ -329,11 +365,16 @@ describe('AuthClient: a password reset', () => {
     const service = new FakeService();
     const browser = new FakeBrowser();
     const [first, second] = [client(service, browser), client(service, browser)];
-    await first.auth.login({ email: USER.email, password: 'secret-1' });
+    await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
     const fetch = () => Promise.resolve(envelope(200, { success: true, message: 'Password set' }));
-    const resetter = new AuthClient({ baseUrl: BASE, fetch, coordination: browser.tab() });
+    const resetter = createAuthClient({
+      baseUrl: BASE,
+      fetch,
+      coordination: browser.tab(),
+      plugins: EVERY_PART,
+    });
 
-    await resetter.resetPassword({ token: 'someone-elses', newPassword: 'n3w-secret' });
+    await resetter.password.reset({ token: 'someone-elses', newPassword: 'n3w-secret' });
 
     expect([first.ended, second.ended]).toEqual([[], []]);
   });

@@ -1,10 +1,27 @@
 // Test doubles for the SDK's specs: the service and the browser as the SDK sees them.
-import { AuthClient, type AuthClientOptions } from './auth-client.js';
+import { account } from './account.js';
+import { admin } from './admin.js';
+import { createAuthClient, type AuthClientOptions } from './auth-client.js';
+import { emailCode } from './email-code.js';
+import { identityProviders } from './identity-providers.js';
+import { passkeys } from './passkeys.js';
+import { password } from './password.js';
+import { secondFactor } from './second-factor.js';
 import type { Timers } from './renewal-timer.js';
 import type { TabCoordination, TabMessage } from './tab-coordination.js';
 import type { SessionEndReason, SessionStart } from './types.js';
 
 export const BASE = 'https://auth.test/api/v1';
+/** Every part of the SDK, as an app that uses them all passes them. */
+export const EVERY_PART = [
+  password(),
+  emailCode(),
+  secondFactor(),
+  passkeys(),
+  identityProviders(),
+  account(),
+  admin(),
+] as const;
 export const USER = { id: 'user_1', email: 'a@example.com', username: 'a', role: 'user' };
 
 /**
@@ -166,11 +183,12 @@ export function client(
   options: Partial<AuthClientOptions> = {},
 ) {
   const ended: SessionEndReason[] = [];
-  const auth = new AuthClient({
+  const auth = createAuthClient({
     baseUrl: `${BASE}/`,
     fetch: service.fetch,
     coordination: browser.tab(),
     ...options,
+    plugins: EVERY_PART,
   });
   const started: SessionStart[] = [];
   auth.onSessionEnded((reason) => ended.push(reason));
@@ -199,7 +217,12 @@ export function recording(answer: (method: string, path: string) => Response) {
 export function tabs(fetch: typeof globalThis.fetch, count = 2) {
   const browser = new FakeBrowser();
   return Array.from({ length: count }, () => {
-    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: browser.tab() });
+    const auth = createAuthClient({
+      baseUrl: BASE,
+      fetch,
+      coordination: browser.tab(),
+      plugins: EVERY_PART,
+    });
     const ended: SessionEndReason[] = [];
     const started: SessionStart[] = [];
     auth.onSessionEnded((reason) => ended.push(reason));

@@ -1,7 +1,15 @@
-import { AuthClient } from './auth-client.js';
+import { createAuthClient } from './auth-client.js';
 import { AuthError } from './auth-error.js';
 import type { SessionEndReason } from './types.js';
-import { BASE, FakeBrowser, FakeService, USER, client, envelope } from './auth-client.fakes.js';
+import {
+  BASE,
+  EVERY_PART,
+  FakeBrowser,
+  FakeService,
+  USER,
+  client,
+  envelope,
+} from './auth-client.fakes.js';
 
 describe('AuthClient: automatic refresh', () => {
   it('refreshes once and retries a call refused for an expired access token', async () => {
@@ -47,7 +55,7 @@ describe('AuthClient: automatic refresh', () => {
   it('ends the session once when the refresh is refused, and never loops', async () => {
     const service = new FakeService();
     const { auth, ended } = client(service);
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.accessGood = false;
     service.refreshAnswer = 'refuse';
     // An app that reacts to the end by asking again.
@@ -93,12 +101,12 @@ describe('AuthClient: automatic refresh', () => {
   it('signs in again after an ended session: a login makes refreshes possible again', async () => {
     const service = new FakeService();
     const { auth, ended } = client(service);
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.accessGood = false;
     service.refreshAnswer = 'refuse';
     await expect(auth.verifyToken()).rejects.toBeInstanceOf(AuthError);
 
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.accessGood = false;
     service.refreshAnswer = 'renew';
     await expect(auth.verifyToken()).resolves.toMatchObject({ success: true });
@@ -111,7 +119,7 @@ describe('AuthClient: the end of a session', () => {
   it('ends the session on logout, and on a logout that finds no session left', async () => {
     const service = new FakeService();
     const { auth, ended } = client(service);
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.logoutAnswer = 'no-session';
 
     await expect(auth.logout()).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
@@ -122,7 +130,7 @@ describe('AuthClient: the end of a session', () => {
   it('does not claim a logout that failed: the session may still be alive', async () => {
     const service = new FakeService();
     const { auth, ended } = client(service);
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.logoutAnswer = 'unavailable';
 
     await expect(auth.logout()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
@@ -136,7 +144,7 @@ describe('AuthClient: the end of a session', () => {
   it('ends the session when an explicit refresh is refused', async () => {
     const service = new FakeService();
     const { auth, ended } = client(service);
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.refreshAnswer = 'refuse';
 
     await expect(auth.refresh()).rejects.toMatchObject({ code: 'INVALID_TOKEN', status: 401 });
@@ -154,7 +162,7 @@ describe('AuthClient: the end of a session', () => {
       });
       const after: SessionEndReason[] = [];
       auth.onSessionEnded((reason) => after.push(reason));
-      await auth.login({ email: USER.email, password: 'secret-1' });
+      await auth.password.signIn({ email: USER.email, password: 'secret-1' });
 
       await auth.logout();
 
@@ -184,8 +192,8 @@ describe('AuthClient: several tabs', () => {
     const service = new FakeService();
     const browser = new FakeBrowser();
     const [first, second] = [client(service, browser), client(service, browser)];
-    await first.auth.login({ email: USER.email, password: 'secret-1' });
-    await second.auth.login({ email: USER.email, password: 'secret-1' });
+    await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
+    await second.auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.accessGood = false;
     service.refreshAnswer = 'refuse';
 
@@ -199,7 +207,7 @@ describe('AuthClient: several tabs', () => {
     const service = new FakeService();
     const browser = new FakeBrowser();
     const [first, second] = [client(service, browser), client(service, browser)];
-    await first.auth.login({ email: USER.email, password: 'secret-1' });
+    await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
 
     await first.auth.logout();
 
@@ -227,7 +235,7 @@ describe('AuthClient: fetch for the app’s own API', () => {
   it('returns the refused answer when the refresh is refused too', async () => {
     const service = new FakeService();
     const { auth, ended } = client(service);
-    await auth.login({ email: USER.email, password: 'secret-1' });
+    await auth.password.signIn({ email: USER.email, password: 'secret-1' });
     service.accessGood = false;
     service.refreshAnswer = 'refuse';
 
@@ -244,10 +252,15 @@ describe('AuthClient: typed results and errors', () => {
       Promise.resolve(
         envelope(429, { success: false, message: 'Too many', error: 'RATE_LIMITED' }),
       );
-    const auth = new AuthClient({ baseUrl: BASE, fetch, coordination: new FakeBrowser().tab() });
+    const auth = createAuthClient({
+      baseUrl: BASE,
+      fetch,
+      coordination: new FakeBrowser().tab(),
+      plugins: EVERY_PART,
+    });
 
-    const error = (await auth
-      .login({ email: 'a@example.com', password: 'x' })
+    const error = (await auth.password
+      .signIn({ email: 'a@example.com', password: 'x' })
       .catch((e: unknown) => e)) as AuthError;
 
     expect(error).toBeInstanceOf(AuthError);
@@ -255,22 +268,24 @@ describe('AuthClient: typed results and errors', () => {
   });
 
   it('names answers that are not the envelope, and requests that never arrive', async () => {
-    const offline = new AuthClient({
+    const offline = createAuthClient({
+      plugins: EVERY_PART,
       baseUrl: BASE,
       fetch: () => Promise.reject(new TypeError('Failed to fetch')),
       coordination: new FakeBrowser().tab(),
     });
 
-    await expect(offline.forgotPassword({ email: 'a@example.com' })).rejects.toMatchObject({
+    await expect(offline.password.forgot({ email: 'a@example.com' })).rejects.toMatchObject({
       code: 'NETWORK_ERROR',
       status: 0,
     });
-    const proxy = new AuthClient({
+    const proxy = createAuthClient({
+      plugins: EVERY_PART,
       baseUrl: BASE,
       fetch: () => Promise.resolve(new Response('<html>bad gateway</html>', { status: 502 })),
       coordination: new FakeBrowser().tab(),
     });
-    await expect(proxy.forgotPassword({ email: 'a@example.com' })).rejects.toMatchObject({
+    await expect(proxy.password.forgot({ email: 'a@example.com' })).rejects.toMatchObject({
       code: 'UNEXPECTED_RESPONSE',
       status: 502,
     });

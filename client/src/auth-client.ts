@@ -1,59 +1,26 @@
-import { AdminClient } from './admin-client.js';
 import { AuthError } from './auth-error.js';
 import { readBare, readEnvelope, refusesSession } from './envelope.js';
-import {
-  digits,
-  isChallengeEnvelope,
-  isSecondFactorRequired,
-  secondStep,
-} from './second-factor.js';
-import {
-  browserSupportsWebAuthn,
-  browserSupportsWebAuthnAutofill,
-  createPasskey,
-  usePasskey,
-} from './passkeys.js';
-import { providerStartUrl, readProviderReturn } from './identity-providers.js';
-import { asAuthError, asUnexpected, isTokenResponse, notify, transport } from './transport.js';
+import type { AuthClientPlugin, PluginApis, SessionEngine } from './plugin.js';
+import { identityProof } from './proofs.js';
+import { asAuthError, asUnexpected, notify, transport } from './transport.js';
 import { RenewalTimer, globalTimers, type Timers } from './renewal-timer.js';
 import { SessionRefresher, type RefreshResult } from './session-refresher.js';
+import { isSecondFactorRequired, isTokenResponse } from './sign-in-result.js';
 import { browserCoordination, type TabCoordination, type TabMessage } from './tab-coordination.js';
 import type {
-  ChangePasswordInput,
   DataEnvelope,
-  EmailChangeInput,
-  EmailCodeInput,
-  EmailLinkInput,
   IdentityProof,
-  IdentityProvider,
-  LinkedIdentity,
-  ProviderReturn,
-  LoginInput,
   LoginResult,
   LogoutScope,
   MessageEnvelope,
-  Passkey,
-  PasswordResetRequestInput,
-  Profile,
-  ProfileUpdate,
-  RecoveryCodes,
-  RegisterInput,
-  ResetPasswordInput,
-  SecondFactorInput,
-  SecondFactorStatus,
   SessionEndReason,
-  SessionInfo,
   SessionStart,
   SessionStatus,
   SignedInResult,
   SignInMethod,
-  TokenLoginResult,
   TokenResponse,
-  TotpEnrolment,
   User,
   UserResult,
-  VerifiedUser,
-  VerifyEmailInput,
 } from './types.js';
 
 export interface AuthClientOptions {
@@ -75,21 +42,35 @@ export interface AuthClientOptions {
   renewAhead?: boolean;
   /** The timers the renewal ahead of expiry uses. Default: the global `setTimeout`. */
   timers?: Timers;
+  /**
+   * The parts of the SDK the app uses, each reached by its name: `plugins: [password(),
+   * passkeys()]` gives `auth.password` and `auth.passkeys`. A part left out is not in the bundle.
+   */
+  plugins?: readonly AuthClientPlugin[];
 }
 
 type SessionState = 'unknown' | 'signed-in' | 'signed-out';
 type EndListener = (reason: SessionEndReason) => void;
 type StartListener = (start: SessionStart) => void;
 type SessionData = { user: User | null; refreshable: boolean; expires_in?: number | null };
-type PasskeyCreation = Parameters<typeof createPasskey>[0];
-type PasskeyRequest = Parameters<typeof usePasskey>[0];
 
 /**
- * The service's endpoints, one typed method each, over cookies only: the tokens live in HttpOnly
- * cookies the browser sends (`credentials: 'include'`), never in JavaScript. Authenticated calls
- * that come back 401 are retried once after one shared refresh; when the refresh is refused, the
- * session has ended and `onSessionEnded` listeners hear it, in every tab of the app. Every
- * failure, `fetch`'s included, rejects with `AuthError`.
+ * `createAuthClient({ baseUrl: 'https://auth.example.com/api/v1', plugins: [password()] })`: the
+ * session engine, and the parts of the SDK given in `plugins`, each under its name
+ * (`auth.password.signIn(…)`).
+ */
+export function createAuthClient<const P extends readonly AuthClientPlugin[] = []>(
+  options: AuthClientOptions & { plugins?: P },
+): AuthClient & PluginApis<P> {
+  return new AuthClient(options) as AuthClient & PluginApis<P>;
+}
+
+/**
+ * The session engine, over cookies only: the tokens live in HttpOnly cookies the browser sends
+ * (`credentials: 'include'`), never in JavaScript. Authenticated calls that come back 401 are
+ * retried once after one shared refresh; when the refresh is refused, the session has ended and
+ * `onSessionEnded` listeners hear it, in every tab of the app. Every failure, `fetch`'s included,
+ * rejects with `AuthError`. The ways in and the account's areas are its plugins.
  */
 export class AuthClient {
   private readonly baseUrl: string;
@@ -103,8 +84,6 @@ export class AuthClient {
   private readonly renewAhead: boolean;
   private readonly endListeners = new Set<EndListener>();
   private readonly startListeners = new Set<StartListener>();
-  /** The administration routes, for a user with `role: admin`. */
-  readonly admin: AdminClient;
   private state: SessionState = 'unknown';
   /** When this tab last saw a session start or renew (here or, by message, in another tab). */
   private lastSignIn = 0;
@@ -126,7 +105,14 @@ export class AuthClient {
       void this.renewBeforeExpiry(scheduledAt);
     });
     this.tabs.listen((message) => this.heard(message));
-    this.admin = new AdminClient((method, path, body) => this.authed(method, path, body));
+    const engine = this.engine();
+    for (const plugin of options.plugins ?? []) {
+      if (plugin.id in this) {
+        this.close();
+        throw new Error(`The client has a part called ${plugin.id} already`);
+      }
+      Object.defineProperty(this, plugin.id, { value: plugin.create(engine), enumerable: true });
+    }
   }
 
   /**
@@ -160,80 +146,8 @@ export class AuthClient {
     }
   }
 
-  register(input: RegisterInput): Promise<UserResult> {
-    return this.call<UserResult>('POST', '/auth/register', input);
-  }
-
   /**
-   * Signs in, or, for an account with a second factor, answers the second step to take first
-   * (no session yet: `isSecondFactorRequired(result)`, then `verifySecondFactor`).
-   */
-  login(input: LoginInput): Promise<LoginResult> {
-    return this.signIn<LoginResult>('/auth/login', input);
-  }
-
-  /**
-   * The second step of a login: the challenge `login()` answered, with the authenticator app's
-   * six digits (`code`; spaces are dropped) or one of the recovery codes (`recovery_code`).
-   * Signs in exactly as `login()` does. `401 INVALID_MFA_CODE`: a wrong or used code, try again
-   * with the same challenge; `401 INVALID_TOKEN`: the challenge is used or has expired (five
-   * minutes), log in again.
-   */
-  verifySecondFactor(input: SecondFactorInput): Promise<SignedInResult> {
-    return this.signIn<SignedInResult>('/auth/mfa/verify', secondStep(input));
-  }
-
-  /**
-   * Mails the account a six-digit sign-in code and a link (to `applicationUrl?token=…`; its
-   * origin must be one of the service's `APP_ORIGINS`), both good once for `data.expires_in`
-   * seconds (EMAIL_CODE_TTL, ten minutes by default). `404
-   * USER_NOT_FOUND` for an address no account uses (unless the service hides which addresses
-   * have one), `429 RATE_LIMITED` when the address has had its mails for now.
-   */
-  requestEmailCode(input: EmailLinkInput): Promise<DataEnvelope<{ expires_in: number }>> {
-    return this.call('POST', '/auth/email-code', input);
-  }
-
-  /**
-   * Signs in with the mailed code (`{ email, code }`; spaces are dropped) or the token of its
-   * link (`{ token }`), exactly as `login()` does: a session, or for an account with a second
-   * factor the second step to take first (`isSecondFactorRequired`). `401 LOGIN_FAILED`: a
-   * wrong, used or expired code (ask for a new one after a few wrong ones).
-   */
-  async verifyEmailCode(input: EmailCodeInput): Promise<LoginResult> {
-    const body =
-      input.token !== undefined ? { token: input.token } : { ...input, code: digits(input.code) };
-    return this.signIn<LoginResult>('/auth/email-code/verify', body);
-  }
-
-  /**
-   * For non-browser clients (a CLI, a server): the tokens in the answer instead of cookies
-   * (`X-Token-Delivery: body`). Send the access token as `Authorization: Bearer`; keep the
-   * refresh token for `refreshForTokens`. Leaves this client's cookie session alone. In a
-   * browser the service refuses it (400 VALIDATION_ERROR): a page never reads a refresh token.
-   * For an account with a second factor it answers the second step instead
-   * (`isSecondFactorRequired`), for `verifySecondFactorForTokens`.
-   */
-  async loginForTokens(input: LoginInput): Promise<TokenLoginResult> {
-    const response = await this.request('POST', '/auth/login', input, {
-      'x-token-delivery': 'body',
-    });
-    return readBare<TokenLoginResult>(
-      response,
-      (body) => isTokenResponse(body) || isChallengeEnvelope(body),
-    );
-  }
-
-  /** `loginForTokens`' second step: as `verifySecondFactor`, answering the tokens. */
-  async verifySecondFactorForTokens(input: SecondFactorInput): Promise<TokenResponse> {
-    const response = await this.request('POST', '/auth/mfa/verify', secondStep(input), {
-      'x-token-delivery': 'body',
-    });
-    return readBare<TokenResponse>(response, isTokenResponse);
-  }
-
-  /**
-   * For non-browser clients: a refresh token (from `loginForTokens`) exchanged for new tokens.
+   * For non-browser clients: a refresh token (from `password.signInForTokens`) exchanged for new tokens.
    * It is sent as the `refresh_token` cookie, which only a non-browser `fetch` may set.
    */
   async refreshForTokens(refreshToken: string): Promise<TokenResponse> {
@@ -316,131 +230,17 @@ export class AuthClient {
     return result;
   }
 
-  /** The signed-in user's own profile (`GET /users/me`), refreshing first if need be. */
-  getProfile(): Promise<DataEnvelope<{ user: Profile }>> {
-    return this.authed('GET', '/users/me');
-  }
-
-  /** Sets the fields given; `409 REGISTRATION_FAILED` when the username is taken. */
-  updateProfile(input: ProfileUpdate): Promise<DataEnvelope<{ user: Profile }>> {
-    return this.authed('PATCH', '/users/me', input);
-  }
-
-  /**
-   * Confirmed by the current password (`403 INVALID_PASSWORD` otherwise). The service ends every
-   * session of the user and answers this browser with a new one (new cookies): the other tabs of
-   * the app go on with it, every other device is signed out.
-   */
-  async changePassword(input: ChangePasswordInput): Promise<SignedInResult> {
-    const sentAt = Date.now();
-    const result = await this.authedReplacing<SignedInResult>('POST', '/users/me/password', input);
-    const expiresIn = result.data.expires_in;
-    this.scheduleRenewal(expiresIn, sentAt);
-    this.tabs.announce({ type: 'signed-in', user: result.data.user, expiresIn, sentAt });
-    return result;
-  }
-
-  /**
-   * Mails a single-use link to the new address; nothing changes until it is confirmed. Confirmed
-   * by the current password, or for an account without one (`has_password: false`) by a recent
-   * sign-in (`403 REAUTHENTICATION_REQUIRED`: `reauthenticate`, then call again).
-   */
-  requestEmailChange(input: EmailChangeInput): Promise<MessageEnvelope> {
-    return this.authed('POST', '/users/me/email', input);
-  }
-
-  /** The emailed link's token; needs no session (the link may be opened on another device). */
-  confirmEmailChange(input: { token: string }): Promise<DataEnvelope<{ user: Profile }>> {
-    return this.call('POST', '/users/me/email/confirm', { token: input.token });
-  }
-
-  /**
-   * The token of the undo link mailed to the old address once a change is made: the account
-   * moves back and every session of it ends (sign in again, and choose a new password).
-   */
-  undoEmailChange(input: { token: string }): Promise<DataEnvelope<{ user: Profile }>> {
-    return this.call('POST', '/users/me/email/undo', { token: input.token });
-  }
-
-  /**
-   * Deletes the account, confirmed by the current password, or for an account without one by a
-   * recent sign-in (`403 REAUTHENTICATION_REQUIRED`: `reauthenticate`, then call again); every
-   * tab hears the end.
-   */
-  async deleteAccount(input: { password?: string } = {}): Promise<MessageEnvelope> {
-    const result = await this.authed('DELETE', '/users/me', { password: input.password });
-    this.ended('account-deleted', true);
-    return result;
-  }
-
-  /** The user's live sessions, the one making the call marked `current`. */
-  listSessions(): Promise<DataEnvelope<{ sessions: SessionInfo[] }>> {
-    return this.authed('GET', '/users/me/sessions');
-  }
-
-  /** Ends one session of the user; ending the current one is a logout of this browser. */
-  async endSession(id: string): Promise<DataEnvelope<{ current: boolean }>> {
-    const result = await this.authed<DataEnvelope<{ current: boolean }>>(
-      'DELETE',
-      `/users/me/sessions/${encodeURIComponent(id)}`,
-    );
-    if (result.data.current) this.ended('logout', true);
-    return result;
-  }
-
-  /** Ends every session of the user but this one. */
-  endOtherSessions(): Promise<DataEnvelope<{ ended: number }>> {
-    return this.authed('POST', '/users/me/sessions/end-others');
-  }
-
-  /** Whether two-step sign-in is on, and how many recovery codes are left. */
-  getSecondFactor(): Promise<DataEnvelope<SecondFactorStatus>> {
-    return this.authed('GET', '/users/me/mfa');
-  }
-
-  /**
-   * Starts switching two-step sign-in on: a new secret, as a QR code (`qr_svg`, an `<img>`'s
-   * `src`) and as text to type. Nothing changes until `confirmTotpEnrolment` sends a code
-   * computed from it; calling this again replaces the secret. Needs a recent sign-in (`403
-   * REAUTHENTICATION_REQUIRED`: `reauthenticate`, then call again).
-   */
-  beginTotpEnrolment(): Promise<DataEnvelope<TotpEnrolment>> {
-    return this.authed('POST', '/users/me/mfa/totp');
-  }
-
-  /**
-   * Switches two-step sign-in on with the app's first code (spaces are dropped) and answers the
-   * ten recovery codes, shown this once. `401 INVALID_MFA_CODE` for a wrong code: the session
-   * is fine, ask again.
-   */
-  confirmTotpEnrolment(code: string): Promise<DataEnvelope<RecoveryCodes>> {
-    return this.authed('POST', '/users/me/mfa/totp/confirm', { code: digits(code) });
-  }
-
-  /** Ten new recovery codes; the old ones stop working. Needs a recent sign-in. */
-  regenerateRecoveryCodes(): Promise<DataEnvelope<RecoveryCodes>> {
-    return this.authed('POST', '/users/me/mfa/recovery-codes');
-  }
-
-  /**
-   * Switches two-step sign-in off, confirmed by a code of the app or the password (`401
-   * INVALID_MFA_CODE`, `403 INVALID_PASSWORD`); an account without a password may give neither
-   * (`disableTotp()`), its recent sign-in is the proof. Needs a recent sign-in.
-   */
-  disableTotp(proof?: { password: string } | { code: string }): Promise<MessageEnvelope> {
-    return this.authed('DELETE', '/users/me/mfa/totp', proof ? identityProof(proof) : {});
-  }
-
   /**
    * Step-up: authenticates this session again, after a call answered `403
    * REAUTHENTICATION_REQUIRED` (its sign-in is older than the service's STEP_UP_MAX_AGE), or
    * `403 SECOND_FACTOR_REQUIRED` (a role that must show a second factor: a code of the app or a
    * passkey); then call that again. With the password, a code of the app, or the code
-   * `requestReauthenticationCode` mailed (`{ emailCode }`); `getProfile()` says which the account
-   * has (`reauthentication_methods`). The session stays the same; its cookies are renewed.
+   * `requestReauthenticationCode` mailed (`{ emailCode }`); `account.getProfile()` says which the
+   * account has (`reauthentication_methods`), and the passkeys and identity providers parts step
+   * up with theirs. The session stays the same; its cookies are renewed.
    */
   async reauthenticate(proof: IdentityProof): Promise<SignedInResult> {
-    return this.steppedUp(identityProof(proof));
+    return this.stepUp(identityProof(proof));
   }
 
   /**
@@ -452,103 +252,11 @@ export class AuthClient {
     return this.authed('POST', '/auth/reauthenticate/email-code');
   }
 
-  /**
-   * Step-up with one of the account's passkeys: the browser's prompt (user verification), then
-   * `reauthenticate` with its answer. Rejects with `PASSKEY_CANCELLED` when the prompt is
-   * dismissed, `401 INVALID_PASSKEY` when the service refuses it.
-   */
-  async reauthenticateWithPasskey(): Promise<SignedInResult> {
-    const begun = await this.authed<DataEnvelope<{ options: PasskeyRequest }>>(
-      'POST',
-      '/auth/reauthenticate/passkey/options',
-    );
-    const passkey = await usePasskey(begun.data.options);
-    return this.steppedUp({ passkey });
-  }
-
-  /**
-   * Where to send the browser (`location.assign(url)`) to step up with a fresh sign-in at a
-   * linked identity provider; it comes back to `redirectTo` with this session renewed, or as
-   * `readProviderReturn` tells (`IDENTITY_NOT_FOUND`: another identity signed in there). The page
-   * is left: call again what needed the step-up once it is back.
-   */
-  reauthenticateWithProviderUrl(providerId: string, redirectTo: string): string {
-    return providerStartUrl(this.baseUrl, providerId, redirectTo, 'reauthenticate');
-  }
-
-  private async steppedUp(body: Record<string, unknown>): Promise<SignedInResult> {
+  private async stepUp(body: Record<string, unknown>): Promise<SignedInResult> {
     const sentAt = Date.now();
     const result = await this.authedReplacing<SignedInResult>('POST', '/auth/reauthenticate', body);
     this.renewed(result.data.expires_in, sentAt);
     return result;
-  }
-
-  /** Whether this browser can use passkeys at all, and offer them in an input's autofill. */
-  async passkeySupport(): Promise<{ passkeys: boolean; autofill: boolean }> {
-    return {
-      passkeys: browserSupportsWebAuthn(),
-      autofill: await browserSupportsWebAuthnAutofill(),
-    };
-  }
-
-  /**
-   * Signs in with a passkey, no email typed: the browser offers the passkeys it has for this
-   * service. `autofill: true` for conditional UI: call it as the sign-in page opens, with an
-   * input marked `autocomplete="username webauthn"`; it resolves once a passkey is picked there.
-   * Rejects with `PASSKEY_CANCELLED` when the prompt is dismissed, `401 INVALID_PASSKEY` when
-   * the service refuses the passkey.
-   */
-  async signInWithPasskey(options: { autofill?: boolean } = {}): Promise<SignedInResult> {
-    const begun = await this.call<DataEnvelope<{ options: PasskeyRequest }>>(
-      'POST',
-      '/auth/passkey/options',
-    );
-    const response = await usePasskey(begun.data.options, options.autofill === true);
-    return this.signIn<SignedInResult>('/auth/passkey/verify', { response });
-  }
-
-  /**
-   * A login's second step answered with a passkey (`methods` listed `passkey`): the challenge
-   * `login()` answered. Signs in as `verifySecondFactor` does.
-   */
-  async verifySecondFactorWithPasskey(challenge: string): Promise<SignedInResult> {
-    const begun = await this.call<DataEnvelope<{ options: PasskeyRequest }>>(
-      'POST',
-      '/auth/mfa/passkey/options',
-      { challenge },
-    );
-    const passkey = await usePasskey(begun.data.options);
-    return this.signIn<SignedInResult>('/auth/mfa/verify', { challenge, passkey });
-  }
-
-  /**
-   * Registers a passkey of this device (or a phone, a security key) for the signed-in user,
-   * named as given. Needs a recent sign-in (`403 REAUTHENTICATION_REQUIRED`: `reauthenticate`,
-   * then call again). From then on a password login asks for a second step too.
-   */
-  async registerPasskey(
-    input: { name?: string } = {},
-  ): Promise<DataEnvelope<{ passkey: Passkey }>> {
-    const begun = await this.authed<DataEnvelope<{ options: PasskeyCreation }>>(
-      'POST',
-      '/users/me/passkeys/options',
-    );
-    const response = await createPasskey(begun.data.options);
-    return this.authed('POST', '/users/me/passkeys', { response, name: input.name });
-  }
-
-  /** The signed-in user's passkeys, oldest first. */
-  listPasskeys(): Promise<DataEnvelope<{ passkeys: Passkey[] }>> {
-    return this.authed('GET', '/users/me/passkeys');
-  }
-
-  renamePasskey(id: string, name: string): Promise<DataEnvelope<{ passkey: Passkey }>> {
-    return this.authed('PATCH', `/users/me/passkeys/${encodeURIComponent(id)}`, { name });
-  }
-
-  /** `409 LAST_SIGN_IN_METHOD` when it is the last way into an account without a password. */
-  deletePasskey(id: string): Promise<MessageEnvelope> {
-    return this.authed('DELETE', `/users/me/passkeys/${encodeURIComponent(id)}`);
   }
 
   /**
@@ -557,93 +265,6 @@ export class AuthClient {
    */
   listSignInMethods(): Promise<DataEnvelope<{ methods: SignInMethod[] }>> {
     return this.call('GET', '/auth/sign-in-methods');
-  }
-
-  /** The identity providers this service signs in with: a "Sign in with <name>" button each. */
-  listIdentityProviders(): Promise<DataEnvelope<{ providers: IdentityProvider[] }>> {
-    return this.call('GET', '/auth/providers');
-  }
-
-  /**
-   * Where to send the browser to sign in with a provider (`location.assign(url)`); it comes back
-   * to `redirectTo` (an APP_ORIGINS page) signed in, or as `readProviderReturn` tells.
-   */
-  providerSignInUrl(providerId: string, redirectTo: string): string {
-    return providerStartUrl(this.baseUrl, providerId, redirectTo, 'sign-in');
-  }
-
-  /**
-   * Enterprise SSO: where an address's domain signs in (`url`, to send the browser to), or
-   * `404 SSO_NOT_CONFIGURED` (sign in another way).
-   */
-  startSingleSignOn(input: {
-    email: string;
-    redirectTo: string;
-  }): Promise<DataEnvelope<{ provider: string; url: string }>> {
-    return this.call('POST', '/auth/sso/start', {
-      email: input.email,
-      redirect_to: input.redirectTo,
-    });
-  }
-
-  /**
-   * What a provider's round trip left in the page's address; a completed sign-in is announced
-   * to every tab once `status()` or the next call sees the session.
-   */
-  readProviderReturn(address: string | URL): ProviderReturn {
-    return readProviderReturn(address);
-  }
-
-  /** The signed-in user's linked identities, oldest first. */
-  listIdentities(): Promise<DataEnvelope<{ identities: LinkedIdentity[] }>> {
-    return this.authed('GET', '/users/me/identities');
-  }
-
-  /**
-   * Where to send the browser to link a provider to the signed-in account (a recent sign-in is
-   * needed: the start answers `403 REAUTHENTICATION_REQUIRED` otherwise).
-   */
-  linkIdentityUrl(providerId: string, redirectTo: string): string {
-    return providerStartUrl(this.baseUrl, providerId, redirectTo, 'link');
-  }
-
-  /** `409 LAST_SIGN_IN_METHOD` when it is the account's last way in. */
-  unlinkIdentity(providerId: string): Promise<MessageEnvelope> {
-    return this.authed('DELETE', `/users/me/identities/${encodeURIComponent(providerId)}`);
-  }
-
-  verifyEmail(
-    input: VerifyEmailInput,
-  ): Promise<DataEnvelope<{ user: VerifiedUser; redirect_url?: string }>> {
-    return this.call('POST', '/auth/verify-email', input);
-  }
-
-  resendVerificationEmail(input: EmailLinkInput): Promise<MessageEnvelope> {
-    return this.call('POST', '/auth/resend-verification-email', input);
-  }
-
-  forgotPassword(input: EmailLinkInput): Promise<MessageEnvelope> {
-    return this.call('POST', '/auth/forgot-password', input);
-  }
-
-  /**
-   * The contract's `POST /auth/reset-password` with `{ email }`: the reset mail, as
-   * `forgotPassword` sends it (which also takes an `applicationUrl`).
-   */
-  requestPasswordReset(input: PasswordResetRequestInput): Promise<MessageEnvelope> {
-    return this.call('POST', '/auth/reset-password', { email: input.email });
-  }
-
-  /**
-   * Sets a new password from a reset token. The service ends every session of the token's user,
-   * who need not be the one signed in here: ask `status()` afterwards to learn whether this
-   * browser's session was among them.
-   */
-  resetPassword(input: ResetPasswordInput): Promise<MessageEnvelope> {
-    return this.call('POST', '/auth/reset-password', {
-      token: input.token,
-      newPassword: input.newPassword,
-    });
   }
 
   /**
@@ -663,7 +284,7 @@ export class AuthClient {
   }
 
   /**
-   * Called each time someone signs in: `login()` in this tab or in another tab of the app.
+   * Called each time someone signs in, with any way in: in this tab or in another tab of the app.
    * Returns the function that stops listening.
    */
   onSessionStarted(listener: StartListener): () => void {
@@ -684,6 +305,44 @@ export class AuthClient {
   close(): void {
     this.renewal.cancel();
     this.tabs.close();
+  }
+
+  /** What the plugins send through: the engine's own requests, bound to this client. */
+  private engine(): SessionEngine {
+    return {
+      baseUrl: this.baseUrl,
+      call: (method, path, body) => this.call(method, path, body),
+      authed: (method, path, body) => this.authed(method, path, body),
+      signIn: (path, body) => this.signIn(path, body),
+      stepUp: (body) => this.stepUp(body),
+      replaceSession: (method, path, body) => this.replaceSession(method, path, body),
+      requestTokens: (path, body, looksRight) => this.requestTokens(path, body, looksRight),
+      ended: (reason) => this.ended(reason, true),
+    };
+  }
+
+  /** A password change: every other session ends, this browser goes on with a new one. */
+  private async replaceSession(
+    method: string,
+    path: string,
+    body: unknown,
+  ): Promise<SignedInResult> {
+    const sentAt = Date.now();
+    const result = await this.authedReplacing<SignedInResult>(method, path, body);
+    const expiresIn = result.data.expires_in;
+    this.scheduleRenewal(expiresIn, sentAt);
+    this.tabs.announce({ type: 'signed-in', user: result.data.user, expiresIn, sentAt });
+    return result;
+  }
+
+  /** The tokens in the answer instead of cookies; this client's cookie session is left alone. */
+  private async requestTokens<R>(
+    path: string,
+    body: unknown,
+    looksRight: (body: unknown) => boolean,
+  ): Promise<R> {
+    const response = await this.request('POST', path, body, { 'x-token-delivery': 'body' });
+    return readBare<R>(response, looksRight);
   }
 
   /**
@@ -931,16 +590,4 @@ async function expiresInOf(response: Response): Promise<unknown> {
   } catch {
     return undefined;
   }
-}
-
-/**
- * `{ password }`, `{ code }` or `{ email_code }` (codes without their spaces), as given: two or
- * none, the service refuses.
- */
-function identityProof(proof: IdentityProof): Record<string, string | undefined> {
-  return {
-    password: proof.password,
-    code: proof.code === undefined ? undefined : digits(proof.code),
-    email_code: proof.emailCode === undefined ? undefined : digits(proof.emailCode),
-  };
 }

@@ -15,12 +15,15 @@ describe('AuthClient: identity providers', () => {
     );
     const [{ auth }] = tabs(fetch, 1);
 
-    const listed = await auth.listIdentityProviders();
+    const listed = await auth.identityProviders.list();
     expect(listed.data.providers).toEqual([{ id: 'google', name: 'Google' }]);
-    const sso = await auth.startSingleSignOn({ email: 'ann@acme.example', redirectTo: BACK });
+    const sso = await auth.identityProviders.startSingleSignOn({
+      email: 'ann@acme.example',
+      redirectTo: BACK,
+    });
     expect(sso.data.provider).toBe('acme');
-    await auth.listIdentities();
-    await auth.unlinkIdentity('git hub');
+    await auth.identityProviders.listLinked();
+    await auth.identityProviders.unlink('git hub');
     expect(seen).toEqual([
       { method: 'GET', path: '/auth/providers', body: null },
       {
@@ -36,10 +39,10 @@ describe('AuthClient: identity providers', () => {
   it('builds the start addresses a browser navigates to', () => {
     const { fetch } = recording(() => ok());
     const [{ auth }] = tabs(fetch, 1);
-    const signIn = new URL(auth.providerSignInUrl('google', BACK));
+    const signIn = new URL(auth.identityProviders.signInUrl('google', BACK));
     expect(signIn.pathname.endsWith('/auth/providers/google/start')).toBe(true);
     expect(signIn.searchParams.get('redirect_to')).toBe(BACK);
-    const link = new URL(auth.linkIdentityUrl('github', BACK));
+    const link = new URL(auth.identityProviders.linkUrl('github', BACK));
     expect(link.pathname.endsWith('/users/me/identities/github/start')).toBe(true);
     expect(link.searchParams.get('redirect_to')).toBe(BACK);
   });
@@ -47,13 +50,15 @@ describe('AuthClient: identity providers', () => {
   it('reads what the round trip left in the address', () => {
     const { fetch } = recording(() => ok());
     const [{ auth }] = tabs(fetch, 1);
-    expect(auth.readProviderReturn(BACK)).toEqual({ kind: 'done' });
-    expect(auth.readProviderReturn(`${BACK}&error=ACCOUNT_EXISTS`)).toEqual({
+    expect(auth.identityProviders.readReturn(BACK)).toEqual({ kind: 'done' });
+    expect(auth.identityProviders.readReturn(`${BACK}&error=ACCOUNT_EXISTS`)).toEqual({
       kind: 'error',
       error: 'ACCOUNT_EXISTS',
     });
     expect(
-      auth.readProviderReturn(`${BACK}#mfa_required=true&challenge=abc&methods=totp,passkey`),
+      auth.identityProviders.readReturn(
+        `${BACK}#mfa_required=true&challenge=abc&methods=totp,passkey`,
+      ),
     ).toEqual({ kind: 'second_factor', challenge: 'abc', methods: ['totp', 'passkey'] });
   });
 });

@@ -47,7 +47,7 @@ describe('AuthClient: a step-up with each proof an account can have', () => {
     );
     const [{ auth, started }] = tabs(fetch, 1);
 
-    const result = await auth.reauthenticateWithPasskey();
+    const result = await auth.passkeys.reauthenticate();
 
     expect(result.data.user).toEqual(USER);
     expect(authenticate).toHaveBeenCalledWith({ optionsJSON: OPTIONS, useBrowserAutofill: false });
@@ -61,10 +61,10 @@ describe('AuthClient: a step-up with each proof an account can have', () => {
   it('builds the address of a step-up through a linked provider', () => {
     const { fetch } = recording(() => ok());
     const [{ auth }] = tabs(fetch, 1);
-    const url = new URL(auth.reauthenticateWithProviderUrl('corp id', BACK));
+    const url = new URL(auth.identityProviders.reauthenticateUrl('corp id', BACK));
     expect(url.pathname).toBe('/api/v1/auth/reauthenticate/providers/corp%20id/start');
     expect(url.searchParams.get('redirect_to')).toBe(BACK);
-    expect(auth.readProviderReturn(`${BACK}?error=IDENTITY_NOT_FOUND`)).toEqual({
+    expect(auth.identityProviders.readReturn(`${BACK}?error=IDENTITY_NOT_FOUND`)).toEqual({
       kind: 'error',
       error: 'IDENTITY_NOT_FOUND',
     });
@@ -74,9 +74,9 @@ describe('AuthClient: a step-up with each proof an account can have', () => {
     const { fetch, seen } = recording(() => ok());
     const [{ auth, ended }] = tabs(fetch, 1);
 
-    await auth.requestEmailChange({ newEmail: 'new@example.com' });
-    await auth.disableTotp();
-    await auth.deleteAccount();
+    await auth.account.requestEmailChange({ newEmail: 'new@example.com' });
+    await auth.secondFactor.disableTotp();
+    await auth.account.delete();
 
     expect(seen.map(routeOf)).toEqual([
       'POST /users/me/email {"newEmail":"new@example.com"}',

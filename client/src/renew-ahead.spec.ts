@@ -1,8 +1,9 @@
-import { AuthClient } from './auth-client.js';
+import { createAuthClient } from './auth-client.js';
 import { renewalDelay } from './renewal-timer.js';
 import type { SessionEndReason } from './types.js';
 import {
   BASE,
+  EVERY_PART,
   FakeBrowser,
   FakeService,
   FakeTimers,
@@ -51,7 +52,7 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
 
   it('schedules one renewal after a login, and renews with no call refused first', async () => {
     const { service, timers, auth } = signedInClient();
-    await auth.login(CREDENTIALS);
+    await auth.password.signIn(CREDENTIALS);
 
     expect(timers.pending).toHaveLength(1);
     expect(timers.delays[0]).toBeGreaterThan(719_000);
@@ -72,7 +73,7 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
     jest.spyOn(Date, 'now').mockImplementation(() => ++now);
     try {
       const { service, timers, auth } = signedInClient();
-      await auth.login(CREDENTIALS);
+      await auth.password.signIn(CREDENTIALS);
       for (let turn = 1; turn <= 3; turn++) {
         await timers.fire();
         expect(service.refreshes).toBe(turn);
@@ -107,19 +108,19 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
     expect(timers.pending).toEqual([]);
 
     service.expiresIn = undefined;
-    await auth.login(CREDENTIALS);
+    await auth.password.signIn(CREDENTIALS);
     expect(timers.pending).toEqual([]);
   });
 
   it('sets none when told not to (renewAhead: false)', async () => {
     const { timers, auth } = signedInClient({ renewAhead: false });
-    await auth.login(CREDENTIALS);
+    await auth.password.signIn(CREDENTIALS);
     expect(timers.pending).toEqual([]);
   });
 
   it('clears the timer on logout, when another tab signs out, and on close()', async () => {
     const { timers, auth } = signedInClient();
-    await auth.login(CREDENTIALS);
+    await auth.password.signIn(CREDENTIALS);
     await auth.logout();
     expect(timers.pending).toEqual([]);
 
@@ -127,20 +128,20 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
     const first = signedInClient({ browser });
     const second = signedInClient({ browser });
     second.service.accessGood = true;
-    await first.auth.login(CREDENTIALS);
+    await first.auth.password.signIn(CREDENTIALS);
     expect(second.timers.pending).toHaveLength(1);
     await first.auth.logout();
     expect(second.ended).toEqual(['logout']);
     expect(second.timers.pending).toEqual([]);
 
-    await first.auth.login(CREDENTIALS);
+    await first.auth.password.signIn(CREDENTIALS);
     first.auth.close();
     expect(first.timers.pending).toEqual([]);
   });
 
   it('ends the session when the renewal is refused, and sets no new timer', async () => {
     const { service, timers, auth, ended } = signedInClient();
-    await auth.login(CREDENTIALS);
+    await auth.password.signIn(CREDENTIALS);
     service.refreshAnswer = 'refuse';
 
     await timers.fire();
@@ -151,7 +152,7 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
 
   it('signs no one out when the renewal fails for a passing reason; a refused call still refreshes', async () => {
     const { service, timers, auth, ended } = signedInClient();
-    await auth.login(CREDENTIALS);
+    await auth.password.signIn(CREDENTIALS);
     service.refreshAnswer = 'unavailable';
 
     await timers.fire();
@@ -173,14 +174,15 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
     service.expiresIn = 900;
     const [first, second] = [new FakeTimers(), new FakeTimers()].map((timers) => ({
       timers,
-      auth: new AuthClient({
+      auth: createAuthClient({
+        plugins: EVERY_PART,
         baseUrl: BASE,
         fetch: service.fetch,
         coordination: browser.tab(),
         timers,
       }),
     }));
-    await first.auth.login(CREDENTIALS);
+    await first.auth.password.signIn(CREDENTIALS);
     // Told of the login, the other tab renews ahead of the same token.
     expect(second.timers.pending).toHaveLength(1);
     const before = second.timers.pending[0].id;
@@ -204,7 +206,8 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
     const service = new FakeService();
     service.expiresIn = 900;
     const firstTimers = new FakeTimers();
-    const first = new AuthClient({
+    const first = createAuthClient({
+      plugins: EVERY_PART,
       baseUrl: BASE,
       fetch: service.fetch,
       coordination: browser.tab(),
@@ -213,7 +216,8 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
     // This tab hears nothing from the others (a message still on its way).
     const deaf = { ...browser.tab(), listen: () => undefined };
     const secondTimers = new FakeTimers();
-    const second = new AuthClient({
+    const second = createAuthClient({
+      plugins: EVERY_PART,
       baseUrl: BASE,
       fetch: service.fetch,
       coordination: deaf,
@@ -221,7 +225,7 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
     });
     const ended: SessionEndReason[] = [];
     second.onSessionEnded((reason) => ended.push(reason));
-    await first.login(CREDENTIALS);
+    await first.password.signIn(CREDENTIALS);
     await second.status();
     expect(secondTimers.pending).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -239,7 +243,7 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
 
   it('logs out once a renewal on its way has been answered, and renews no more', async () => {
     const { service, timers, auth, ended } = signedInClient();
-    await auth.login(CREDENTIALS);
+    await auth.password.signIn(CREDENTIALS);
     service.holdRefreshes = true;
     await timers.fire();
 
@@ -282,8 +286,8 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
 
   it('keeps the session when a password change on its way revoked the renewal’s token', async () => {
     const { service, auth, ended, timers } = changingPassword('ok');
-    await auth.login(CREDENTIALS);
-    const changed = auth.changePassword({ currentPassword: 'secret-1', newPassword: 'n3w-1' });
+    await auth.password.signIn(CREDENTIALS);
+    const changed = auth.password.change({ currentPassword: 'secret-1', newPassword: 'n3w-1' });
     await settle();
 
     await timers.fire();
@@ -298,8 +302,8 @@ describe('AuthClient: renewing the session ahead of the access token’s expiry'
 
   it('ends the session on a refused renewal all the same when the password change fails', async () => {
     const { service, auth, ended, timers } = changingPassword('wrong');
-    await auth.login(CREDENTIALS);
-    const changed = auth.changePassword({ currentPassword: 'wrong-1', newPassword: 'n3w-1' });
+    await auth.password.signIn(CREDENTIALS);
+    const changed = auth.password.change({ currentPassword: 'wrong-1', newPassword: 'n3w-1' });
     await settle();
     // Ended elsewhere meanwhile: the refusal is about this session, not about the change.
     service.refuseRefresh = true;

@@ -1,5 +1,5 @@
 import { USER, envelope, recording, tabs } from './auth-client.fakes.js';
-import { isSecondFactorRequired } from './second-factor.js';
+import { isSecondFactorRequired } from './sign-in-result.js';
 
 const ok = (data?: object) =>
   envelope(200, { success: true, message: 'ok', ...(data ? { data } : {}) });
@@ -28,7 +28,7 @@ describe('AuthClient: a login with a second step', () => {
     );
     const [first, second] = tabs(fetch);
 
-    const result = await first.auth.login({ email: USER.email, password: 'secret-1' });
+    const result = await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
 
     expect(isSecondFactorRequired(result)).toBe(true);
     if (!isSecondFactorRequired(result)) throw new Error('narrowed above');
@@ -36,7 +36,7 @@ describe('AuthClient: a login with a second step', () => {
     // Nobody was told of a sign-in: there is none yet.
     expect([first.started, second.started]).toEqual([[], []]);
 
-    const signedIn = await first.auth.verifySecondFactor({
+    const signedIn = await first.auth.secondFactor.verify({
       challenge: result.data.challenge,
       code: ' 123 456 ',
     });
@@ -56,7 +56,7 @@ describe('AuthClient: a login with a second step', () => {
     const { fetch } = recording(() => ok({ user: USER }));
     const [{ auth, started }] = tabs(fetch, 1);
 
-    const result = await auth.login({ email: USER.email, password: 'secret-1' });
+    const result = await auth.password.signIn({ email: USER.email, password: 'secret-1' });
 
     expect(isSecondFactorRequired(result)).toBe(false);
     if (isSecondFactorRequired(result)) throw new Error('narrowed above');
@@ -68,7 +68,7 @@ describe('AuthClient: a login with a second step', () => {
     const { fetch, seen } = recording(() => ok({ user: USER }));
     const [{ auth }] = tabs(fetch, 1);
 
-    await auth.verifySecondFactor({ challenge: 'c', recovery_code: 'k7qxm-4pzrt' });
+    await auth.secondFactor.verify({ challenge: 'c', recovery_code: 'k7qxm-4pzrt' });
 
     expect(seen).toEqual([
       {
@@ -85,10 +85,10 @@ describe('AuthClient: a login with a second step', () => {
     const [first, second] = tabs(fetch);
 
     await expect(
-      first.auth.verifySecondFactor({ challenge: 'c', code: '000000' }),
+      first.auth.secondFactor.verify({ challenge: 'c', code: '000000' }),
     ).rejects.toMatchObject({ code: 'INVALID_MFA_CODE', status: 401 });
     await expect(
-      first.auth.verifySecondFactor({ challenge: 'c', code: '111111' }),
+      first.auth.secondFactor.verify({ challenge: 'c', code: '111111' }),
     ).rejects.toMatchObject({ code: 'INVALID_TOKEN', status: 401 });
 
     expect(seen.map(routeOf)).toEqual(['POST /auth/mfa/verify', 'POST /auth/mfa/verify']);
@@ -103,10 +103,10 @@ describe('AuthClient: a login with a second step', () => {
     );
     const [{ auth, started }] = tabs(fetch, 1);
 
-    const step = await auth.loginForTokens({ email: USER.email, password: 'secret-1' });
+    const step = await auth.password.signInForTokens({ email: USER.email, password: 'secret-1' });
     expect(isSecondFactorRequired(step)).toBe(true);
     if (!isSecondFactorRequired(step)) throw new Error('narrowed above');
-    const tokens = await auth.verifySecondFactorForTokens({
+    const tokens = await auth.secondFactor.verifyForTokens({
       challenge: step.data.challenge,
       code: '123456',
     });
@@ -125,12 +125,12 @@ describe('AuthClient: the signed-in user’s second factor', () => {
     const { fetch, seen } = recording(() => ok({ user: USER, recovery_codes: [] }));
     const [{ auth }] = tabs(fetch, 1);
 
-    await auth.getSecondFactor();
-    await auth.beginTotpEnrolment();
-    await auth.confirmTotpEnrolment('123 456');
-    await auth.regenerateRecoveryCodes();
-    await auth.disableTotp({ code: '654321' });
-    await auth.disableTotp({ password: 'secret 1 ' });
+    await auth.secondFactor.get();
+    await auth.secondFactor.beginTotpEnrolment();
+    await auth.secondFactor.confirmTotpEnrolment('123 456');
+    await auth.secondFactor.regenerateRecoveryCodes();
+    await auth.secondFactor.disableTotp({ code: '654321' });
+    await auth.secondFactor.disableTotp({ password: 'secret 1 ' });
     await auth.reauthenticate({ password: 'secret-1' });
     await auth.reauthenticate({ code: '222 333' });
     await auth.admin.resetSecondFactor('user/1');
@@ -153,11 +153,11 @@ describe('AuthClient: the signed-in user’s second factor', () => {
     const { fetch, seen } = recording(() => fail(401, 'INVALID_MFA_CODE'));
     const [{ auth, ended }] = tabs(fetch, 1);
 
-    await expect(auth.confirmTotpEnrolment('000000')).rejects.toMatchObject({
+    await expect(auth.secondFactor.confirmTotpEnrolment('000000')).rejects.toMatchObject({
       code: 'INVALID_MFA_CODE',
       status: 401,
     });
-    await expect(auth.disableTotp({ code: '000000' })).rejects.toMatchObject({
+    await expect(auth.secondFactor.disableTotp({ code: '000000' })).rejects.toMatchObject({
       code: 'INVALID_MFA_CODE',
     });
     await expect(auth.reauthenticate({ code: '000000' })).rejects.toMatchObject({
@@ -182,7 +182,7 @@ describe('AuthClient: the signed-in user’s second factor', () => {
     });
     const [{ auth }] = tabs(fetch, 1);
 
-    await expect(auth.confirmTotpEnrolment('123456')).resolves.toMatchObject({
+    await expect(auth.secondFactor.confirmTotpEnrolment('123456')).resolves.toMatchObject({
       data: { recovery_codes: ['a'] },
     });
 
@@ -205,12 +205,12 @@ describe('AuthClient: the signed-in user’s second factor', () => {
     });
     const [first, second] = tabs(fetch);
 
-    await expect(first.auth.regenerateRecoveryCodes()).rejects.toMatchObject({
+    await expect(first.auth.secondFactor.regenerateRecoveryCodes()).rejects.toMatchObject({
       code: 'REAUTHENTICATION_REQUIRED',
       status: 403,
     });
     await first.auth.reauthenticate({ password: 'secret-1' });
-    await expect(first.auth.regenerateRecoveryCodes()).resolves.toMatchObject({
+    await expect(first.auth.secondFactor.regenerateRecoveryCodes()).resolves.toMatchObject({
       data: { recovery_codes: ['a'] },
     });
 

@@ -1,6 +1,5 @@
-// What AuthClient does around each request: errors made AuthErrors, listeners told safely.
+// What the session engine does around each request: errors made AuthErrors, listeners told safely.
 import { AuthError } from './auth-error.js';
-import type { TokenResponse } from './types.js';
 
 /** Runs a `fetch`, turning what it throws into an AuthError that says what happened. */
 export async function transport(send: () => Promise<Response>, url: string): Promise<Response> {
@@ -42,13 +41,4 @@ export function notify<T>(listeners: Set<(value: T) => void>, value: T): void {
       });
     }
   }
-}
-
-export function isTokenResponse(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    typeof (body as TokenResponse).access_token === 'string' &&
-    typeof (body as TokenResponse).refresh_token === 'string'
-  );
 }

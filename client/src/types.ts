@@ -75,100 +75,15 @@ export interface VerifiedUser extends User {
 
 /**
  * A proof an account can give `reauthenticate` (a step-up): its password, its authenticator
- * app's code, one of its passkeys (`reauthenticateWithPasskey`), a fresh sign-in at a linked
- * identity provider (`reauthenticateWithProviderUrl`), a code mailed to it
+ * app's code, one of its passkeys (`passkeys.reauthenticate`), a fresh sign-in at a linked
+ * identity provider (`identityProviders.reauthenticateUrl`), a code mailed to it
  * (`requestReauthenticationCode`, then `reauthenticate({ emailCode })`).
  */
 export type ReauthenticationMethod =
   'password' | 'totp' | 'passkey' | 'identity_provider' | 'email_code';
 
-/** The signed-in user's own account (`GET /users/me`). */
-export interface Profile extends VerifiedUser {
-  /**
-   * False for an account made through an identity provider (or whose password a mailed code's
-   * first proof of the address removed): it confirms an email change, its deletion and switching
-   * its second factor off with a recent sign-in instead, and sets a password through the reset
-   * mail (`forgotPassword`).
-   */
-  has_password: boolean;
-  /** The proofs this account can give a step-up, in the order to offer them: ask for one of these. */
-  reauthentication_methods: ReauthenticationMethod[];
-}
-
-/** `PATCH /users/me`: each field given is set; `null` (or `''` for `name`) clears it. */
-export interface ProfileUpdate {
-  username?: string;
-  name?: string | null;
-  /** An absolute https URL; nothing is uploaded. */
-  picture?: string | null;
-}
-
-export interface ChangePasswordInput {
-  currentPassword: string;
-  newPassword: string;
-}
-
-export interface EmailChangeInput {
-  /** The current password; left out by an account without one (`has_password: false`). */
-  password?: string;
-  newEmail: string;
-  /** Where the emailed link points; its origin must be one of the service's `APP_ORIGINS`. */
-  applicationUrl?: string;
-}
-
-/** One signed-in device or browser: a refresh-token family. */
-export interface SessionInfo {
-  /** The access token's `sid`. */
-  id: string;
-  /** ISO 8601: the login. */
-  created_at: string;
-  /** ISO 8601: the last refresh. */
-  last_used_at: string;
-  /**
-   * ISO 8601: when the session ends unless refreshed before; the earlier of the refresh token's
-   * expiry and the login plus the service's SESSION_MAX_AGE, which no refresh goes past.
-   */
-  expires_at: string;
-  ip: string | null;
-  user_agent: string | null;
-  /** The session making this request. */
-  current: boolean;
-}
-
 /** Which sessions `logout` ends: this one, all but this one, or all of the user's (default). */
 export type LogoutScope = 'current' | 'others' | 'all';
-
-/** A user as administrators see it. */
-export interface AdminUser extends VerifiedUser {
-  disabled: boolean;
-  /** ISO 8601; null while the account is enabled. */
-  disabled_at: string | null;
-  /** Two-step sign-in (an authenticator app) is on; `admin.resetSecondFactor` switches it off. */
-  two_factor: boolean;
-}
-
-export interface UserPage {
-  users: AdminUser[];
-  /** The page answered, from 1; null for a page asked for by `cursor`. */
-  page: number | null;
-  page_size: number;
-  /** Users matching the search, counted up to 10,000: a lower bound when `total_exact` is false. */
-  total: number;
-  total_exact: boolean;
-  /** Give it as `cursor` for the next page; null on the last page. */
-  next_cursor: string | null;
-}
-
-export interface UserQuery {
-  /** The beginning of an email or username, matched literally and case-insensitively. */
-  search?: string;
-  /** From 1; fine for the first pages, slow deep into a large list (use `cursor`). */
-  page?: number;
-  /** The `next_cursor` of the page before: any page as fast as the first. Not with `page`. */
-  cursor?: string;
-  /** 1 to 100; 20 by default. */
-  pageSize?: number;
-}
 
 /** A success without data (emails sent, logout, password set). */
 export interface MessageEnvelope {
@@ -221,8 +136,8 @@ export type SecondFactorMethod = 'passkey' | 'totp' | 'recovery_code';
 
 /**
  * The password was right, and the account has a second factor: no session yet. Send `challenge`
- * (single use, five minutes) to `verifySecondFactor` with a code or a recovery code, or to
- * `verifySecondFactorWithPasskey`.
+ * (single use, five minutes) to `secondFactor.verify` with a code or a recovery code, or to
+ * `passkeys.verifySecondFactor`.
  */
 export interface SecondFactorChallenge {
   mfa_required: true;
@@ -234,22 +149,18 @@ export interface SecondFactorChallenge {
 export type SecondFactorRequired = DataEnvelope<SecondFactorChallenge>;
 
 /**
- * What `login()` answers: signed in (`data.user`), or a second step to take first. Narrow it
- * with `isSecondFactorRequired(result)` (or `'mfa_required' in result.data`).
+ * What a sign-in answers (`password.signIn`, `emailCode.signIn`): signed in (`data.user`), or a
+ * second step to take first. Narrow it with `isSecondFactorRequired(result)` (or
+ * `'mfa_required' in result.data`).
  */
 export type LoginResult = SignedInResult | SecondFactorRequired;
 
-/** What `loginForTokens()` answers: the tokens, or a second step to take first. */
+/** What `password.signInForTokens()` answers: the tokens, or a second step to take first. */
 export type TokenLoginResult = TokenResponse | SecondFactorRequired;
-
-/** The second step of a login: the challenge and the app's six digits, or a recovery code. */
-export type SecondFactorInput =
-  | { challenge: string; code: string; recovery_code?: never }
-  | { challenge: string; recovery_code: string; code?: never };
 
 /**
  * Proof that the signed-in person owns the account: the password, or the six digits of the
- * authenticator app (`reauthenticate`, `disableTotp`), or for `reauthenticate` the six digits
+ * authenticator app (`reauthenticate`, `secondFactor.disableTotp`), or for `reauthenticate` the six digits
  * `requestReauthenticationCode` mailed (`emailCode`).
  */
 export type IdentityProof =
@@ -257,31 +168,8 @@ export type IdentityProof =
   | { code: string; password?: never; emailCode?: never }
   | { emailCode: string; password?: never; code?: never };
 
-/** `getSecondFactor()`. */
-export interface SecondFactorStatus {
-  /** Two-step sign-in with an authenticator app is on. */
-  totp: boolean;
-  /** Unused recovery codes. */
-  recovery_codes_left: number;
-}
-
-/** A pending enrolment (`beginTotpEnrolment()`): off until `confirmTotpEnrolment` sends a code. */
-export interface TotpEnrolment {
-  /** Base32, for typing into an app by hand (SHA-1, 6 digits, 30 s). */
-  secret: string;
-  /** `otpauth://totp/…`: what the QR code holds; a link to it opens an app on a phone. */
-  otpauth_url: string;
-  /** The QR code as an SVG data URL: the `src` of an `<img>`. */
-  qr_svg: string;
-}
-
-/** Ten single-use recovery codes, shown this once: the service keeps only their hashes. */
-export interface RecoveryCodes {
-  recovery_codes: string[];
-}
-
 /**
- * Login's body-token answer (`loginForTokens`), for non-browser clients: no envelope. `user.name`
+ * Login's body-token answer (`password.signInForTokens`), for non-browser clients: no envelope. `user.name`
  * is the contract's name for the username.
  */
 export interface TokenResponse {
@@ -316,29 +204,12 @@ export type SessionStatus =
 /** Told to `onSessionStarted` listeners. */
 export interface SessionStart {
   /**
-   * `this-tab`: `login()` (or, for an account with a second factor, `verifySecondFactor()`)
-   * here; `other-tab`: a login in another tab of the app.
+   * `this-tab`: a sign-in here (for an account with a second factor, its second step);
+   * `other-tab`: a sign-in in another tab of the app.
    */
   source: 'this-tab' | 'other-tab';
   /** The user who signed in, as the login answered it. */
   user?: User;
-}
-
-export interface RegisterInput {
-  email: string;
-  password: string;
-  username: string;
-  emailConfig?: { applicationUrl?: string; locale?: string };
-}
-
-export interface LoginInput {
-  email: string;
-  password: string;
-}
-
-export interface VerifyEmailInput {
-  token: string;
-  applicationUrl?: string;
 }
 
 export interface EmailLinkInput {
@@ -347,64 +218,11 @@ export interface EmailLinkInput {
   applicationUrl?: string;
 }
 
-/**
- * Signing in with a code by email: the six digits the mail shows, with the address they went to,
- * or the token of the mail's link (the `token` query parameter of the page it opened).
- */
-export type EmailCodeInput =
-  { email: string; code: string; token?: never } | { token: string; email?: never; code?: never };
-
-/** `POST /auth/reset-password` with `{ email }` (the contract's variant A). */
-export interface PasswordResetRequestInput {
-  email: string;
-}
-
-export interface ResetPasswordInput {
-  token: string;
-  newPassword: string;
-}
-
 /** Why the session ended, as told to `onSessionEnded` listeners. */
 export type SessionEndReason =
   /** `logout()` in this tab or another tab of the app. */
   | 'logout'
   /** The refresh token was refused: expired, revoked (logout elsewhere, password reset) or reused. */
   | 'refresh-failed'
-  /** `deleteAccount()` succeeded, here or in another tab. */
+  /** `account.delete()` succeeded, here or in another tab. */
   | 'account-deleted';
-
-/** One of the signed-in user's passkeys (`listPasskeys()`). */
-export interface Passkey {
-  id: string;
-  name: string;
-  /** ISO 8601. */
-  created_at: string;
-  /** ISO 8601; null until it first signs in. */
-  last_used_at: string | null;
-}
-
-/** An identity provider one can sign in with (`GET /auth/providers`). */
-export interface IdentityProvider {
-  id: string;
-  /** What the sign-in button says. */
-  name: string;
-}
-
-/** An identity provider linked to the signed-in account. */
-export interface LinkedIdentity {
-  provider: string;
-  email: string | null;
-  /** ISO 8601. */
-  created_at: string;
-}
-
-/**
- * What a provider's round trip left in the address it came back to: nothing (signed in, linked,
- * or the session stepped up), an `error` (`ACCOUNT_EXISTS`, `PROVIDER_ERROR`, or after a step-up
- * `IDENTITY_NOT_FOUND`: another identity than the linked one signed in), or the second step the
- * account asks for (answer it with `verifySecondFactor`).
- */
-export type ProviderReturn =
-  | { kind: 'done' }
-  | { kind: 'error'; error: string }
-  | { kind: 'second_factor'; challenge: string; methods: string[] };

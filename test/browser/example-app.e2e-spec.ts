@@ -212,19 +212,20 @@ describe('the example app in Chromium', () => {
     const { page } = await open();
     const details = await page.evaluate(async () => {
       type Failure = { name: string; code: string; details: Array<{ field: string }> };
-      const auth = (
-        window as unknown as { auth: Record<string, (input: object) => Promise<unknown>> }
-      ).auth;
+      type Part = Record<string, (input: object) => Promise<unknown>>;
+      const auth = (window as unknown as { auth: Record<'password' | 'account', Part> }).auth;
       const fieldsOf = async (call: Promise<unknown>) => {
         const error = (await call.catch((e: unknown) => e)) as Failure;
         return [error.name, error.code, ...error.details.map((d) => d.field)].join(' ');
       };
       return [
-        await fieldsOf(auth.register({ email: 'a@b', username: 'x', password: 'secret-pass' })),
-        await fieldsOf(auth.resetPassword({ token: 'abc', newPassword: '123' })),
-        await fieldsOf(auth.forgotPassword({ email: 'not-an-address' })),
-        await fieldsOf(auth.login({ email: 'not-an-address', password: '' })),
-        await fieldsOf(auth.verifyEmail({ token: '' })),
+        await fieldsOf(
+          auth.password.register({ email: 'a@b', username: 'x', password: 'secret-pass' }),
+        ),
+        await fieldsOf(auth.password.reset({ token: 'abc', newPassword: '123' })),
+        await fieldsOf(auth.password.forgot({ email: 'not-an-address' })),
+        await fieldsOf(auth.password.signIn({ email: 'not-an-address', password: '' })),
+        await fieldsOf(auth.account.verifyEmail({ token: '' })),
       ];
     });
     expect(details).toEqual([

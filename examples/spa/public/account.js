@@ -74,7 +74,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
     void whileBusy($('#set-password-send'), 'Sending…', async () => {
       clearResults(region);
       try {
-        await auth.forgotPassword({ email, applicationUrl: `${location.origin}/reset-password` });
+        await auth.password.forgot({ email, applicationUrl: `${location.origin}/reset-password` });
         say(region, `We sent a link to ${email}. Open it to choose your password.`, 'success');
       } catch (error) {
         say(region, `The link was not sent. ${describe(error, 'forgot')}`);
@@ -90,7 +90,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
     clearTimeout(timer);
     const list = $('#session-list');
     try {
-      const { data } = await auth.listSessions();
+      const { data } = await auth.account.listSessions();
       // A person reading the list must not lose the button under their finger or focus.
       if (!list.contains(document.activeElement) || list.children.length === 0) {
         list.replaceChildren(...data.sessions.map(sessionItem));
@@ -147,7 +147,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
           clearResults(card);
           let said = ['That device was signed out.', 'success'];
           try {
-            await auth.endSession(session.id);
+            await auth.account.endSession(session.id);
           } catch (error) {
             said = [`The session could not be ended. ${describe(error)}`, 'error'];
           }
@@ -164,7 +164,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
 
   $('#sessions-step-up').addEventListener('click', () => {
     void whileBusy($('#sessions-step-up'), 'Confirming…', async () => {
-      if (await withStepUp(() => auth.listSessions())) await loadSessions();
+      if (await withStepUp(() => auth.account.listSessions())) await loadSessions();
     });
   });
 
@@ -173,7 +173,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
       clearResults(card);
       let said;
       try {
-        const { data } = await auth.endOtherSessions();
+        const { data } = await auth.account.endOtherSessions();
         const ended = `${data.ended} other session${data.ended === 1 ? '' : 's'}`;
         said = [`Signed out of ${ended}.`, 'success'];
       } catch (error) {
@@ -185,7 +185,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
   });
 
   onSubmit('#profile-form', 'Saving…', async (values, form) => {
-    const { data } = await auth.updateProfile({
+    const { data } = await auth.account.updateProfile({
       username: values.username,
       name: values.name || null,
       picture: values.picture || null,
@@ -195,7 +195,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
   });
 
   onSubmit('#password-form', 'Changing…', async (values, form) => {
-    await auth.changePassword(values);
+    await auth.password.change(values);
     clearForm(form);
     say(form, 'Your password was changed. Every other device was signed out.', 'success');
     await loadSessions();
@@ -203,7 +203,10 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
 
   onSubmit('#email-form', 'Sending…', async (values, form) => {
     const sent = await withStepUp(() =>
-      auth.requestEmailChange({ ...values, applicationUrl: `${location.origin}/confirm-email` }),
+      auth.account.requestEmailChange({
+        ...values,
+        applicationUrl: `${location.origin}/confirm-email`,
+      }),
     );
     if (!sent) {
       say(form, 'Nothing was sent: your address stays as it is.', 'info');
@@ -218,7 +221,7 @@ export function wireAccount({ auth, showSignedIn, onSubmit, withStepUp }) {
   });
 
   onSubmit('#delete-form', 'Deleting…', async (values, form) => {
-    const deleted = await withStepUp(() => auth.deleteAccount(values));
+    const deleted = await withStepUp(() => auth.account.delete(values));
     if (!deleted) say(form, 'Your account was not deleted.', 'info');
   });
 

@@ -3,6 +3,12 @@
 // /sign-in?token=…, so the page knows which one it holds.
 import { API_URL } from './config.js';
 import { AuthError, createAuthClient, isSecondFactorRequired } from './sdk/index.js';
+import { password } from './sdk/password.js';
+import { emailCode } from './sdk/email-code.js';
+import { secondFactor } from './sdk/second-factor.js';
+import { passkeys } from './sdk/passkeys.js';
+import { identityProviders } from './sdk/identity-providers.js';
+import { account } from './sdk/account.js';
 import { PASSWORD_RULES, describe, fieldWords, isPassing } from './messages.js';
 import {
   addPasswordRules,
@@ -23,7 +29,11 @@ import { wireEmailCode } from './email-code.js';
 import { wireIdentityProviders } from './identity-providers.js';
 import { wireStepUp } from './step-up.js';
 
-const auth = createAuthClient({ baseUrl: API_URL });
+// Every way in and every area of the account: an app that offers fewer passes fewer, and ships less.
+const auth = createAuthClient({
+  baseUrl: API_URL,
+  plugins: [password(), emailCode(), secondFactor(), passkeys(), identityProviders(), account()],
+});
 // For trying the SDK in the browser's console.
 window.auth = auth;
 
@@ -123,10 +133,10 @@ function showSignedIn(user) {
   // Settled once every card has loaded: a result said after that stays where it was put.
   return Promise.allSettled([
     loadProfile(),
-    account.loadSessions(),
-    secondFactor.load(),
-    passkeys.load(),
-    identityProviders.load(),
+    accountView.loadSessions(),
+    secondFactorView.load(),
+    passkeysView.load(),
+    identityProvidersView.load(),
   ]).then(() => $('#signed-in').removeAttribute('aria-busy'));
 }
 
@@ -137,13 +147,13 @@ function showSignedIn(user) {
 async function loadProfile() {
   let profile;
   try {
-    profile = (await auth.getProfile()).data.user;
+    profile = (await auth.account.getProfile()).data.user;
   } catch {
     return;
   }
-  account.setProfile(profile);
-  secondFactor.setHasPassword(profile.has_password);
-  passkeys.setHasPassword(profile.has_password);
+  accountView.setProfile(profile);
+  secondFactorView.setHasPassword(profile.has_password);
+  passkeysView.setHasPassword(profile.has_password);
 }
 
 /**
@@ -207,7 +217,7 @@ async function failed(form, error) {
   const task = form.dataset.task;
   const email = form.elements.email?.value.trim();
   if (error instanceof AuthError && error.code === 'SSO_REQUIRED' && email) {
-    await identityProviders.sayUseProvider(form, email, task);
+    await identityProvidersView.sayUseProvider(form, email, task);
     return;
   }
   const words = fieldWords(error, fieldsOf(form), task);
@@ -241,7 +251,10 @@ function onSubmit(selector, busyLabel, run) {
 
 /** The address `email` as the service saw it: the words say it back, so a typo shows. */
 onSubmit('#register-form', 'Creating the account…', async (values, form) => {
-  await auth.register({ ...values, emailConfig: { applicationUrl: link('/verify-email') } });
+  await auth.password.register({
+    ...values,
+    emailConfig: { applicationUrl: link('/verify-email') },
+  });
   clearForm(form);
   $('#resend-email').value = values.email;
   $('#register-resend').hidden = false;
@@ -253,7 +266,7 @@ onSubmit('#register-form', 'Creating the account…', async (values, form) => {
 });
 
 onSubmit('#login-form', 'Logging in…', async (values, form) => {
-  const result = await auth.login(values);
+  const result = await auth.password.signIn(values);
   clearForm(form);
   if (isSecondFactorRequired(result)) showSecondStep(result.data.challenge, result.data.methods);
   else showSignedIn(result.data.user);
@@ -264,7 +277,7 @@ $('#passkey-sign-in').addEventListener('click', () => {
   void whileBusy($('#passkey-sign-in'), 'Waiting for your passkey…', async () => {
     clearResults(card);
     try {
-      const { data } = await auth.signInWithPasskey();
+      const { data } = await auth.passkeys.signIn();
       clearForm($('#login-form'));
       showSignedIn(data.user);
     } catch (error) {
@@ -284,7 +297,7 @@ $('#mfa-passkey').addEventListener('click', () => {
   void whileBusy($('#mfa-passkey'), 'Waiting for your passkey…', async () => {
     clearResults(form);
     try {
-      const { data } = await auth.verifySecondFactorWithPasskey(challenge);
+      const { data } = await auth.passkeys.verifySecondFactor(challenge);
       showSignedIn(data.user);
     } catch (error) {
       if (error instanceof AuthError && error.code === 'INVALID_TOKEN') secondStepExpired(error);
@@ -295,7 +308,7 @@ $('#mfa-passkey').addEventListener('click', () => {
 
 onSubmit('#mfa-form', 'Checking…', async (values) => {
   try {
-    const { data } = await auth.verifySecondFactor({ challenge, ...values });
+    const { data } = await auth.secondFactor.verify({ challenge, ...values });
     showSignedIn(data.user);
   } catch (error) {
     // Used or expired (five minutes): only the first step makes a new one.
@@ -310,7 +323,7 @@ $('#mfa-cancel').addEventListener('click', () => {
 });
 
 onSubmit('#forgot-form', 'Sending…', async (values, form) => {
-  await auth.forgotPassword({ ...values, applicationUrl: link('/reset-password') });
+  await auth.password.forgot({ ...values, applicationUrl: link('/reset-password') });
   clearForm(form);
   say(
     form,
@@ -320,7 +333,7 @@ onSubmit('#forgot-form', 'Sending…', async (values, form) => {
 });
 
 async function resend(email, region) {
-  await auth.resendVerificationEmail({ email, applicationUrl: link('/verify-email') });
+  await auth.account.resendVerificationEmail({ email, applicationUrl: link('/verify-email') });
   say(region, `We sent a new verification link to ${email}.`, 'success');
 }
 
@@ -335,7 +348,7 @@ $('#verify-resend').addEventListener('click', () => {
   void whileBusy($('#verify-resend'), 'Sending…', async () => {
     clearResults(card);
     try {
-      const { data } = await auth.getProfile();
+      const { data } = await auth.account.getProfile();
       if (data.user.email_verified) {
         showSignedIn(data.user);
         say(card, 'Your email address is verified already.', 'info');
@@ -348,7 +361,7 @@ $('#verify-resend').addEventListener('click', () => {
 
 onSubmit('#reset-form', 'Saving…', async (values, form) => {
   try {
-    await auth.resetPassword({ token: resetToken, newPassword: values.newPassword });
+    await auth.password.reset({ token: resetToken, newPassword: values.newPassword });
   } catch (error) {
     // A used or expired link cannot be fixed here: the page offers a new one.
     if (error instanceof AuthError && error.code === 'INVALID_TOKEN') {
@@ -408,10 +421,10 @@ $('#retry').addEventListener('click', () => {
 auth.onSessionEnded((reason) => {
   clearAllForms();
   stepUp.reset();
-  emailCode.reset();
-  secondFactor.reset();
-  passkeys.reset();
-  account.reset();
+  emailCodeView.reset();
+  secondFactorView.reset();
+  passkeysView.reset();
+  accountView.reset();
   if (reason === 'logout') {
     showSignedOut('Signed out', 'log-in');
   } else if (reason === 'account-deleted') {
@@ -428,15 +441,15 @@ auth.onSessionStarted(({ source }) => {
 
 const stepUp = wireStepUp({ auth });
 const { withStepUp } = stepUp;
-const account = wireAccount({ auth, showSignedIn, onSubmit, withStepUp });
-const secondFactor = wireSecondFactor({
+const accountView = wireAccount({ auth, showSignedIn, onSubmit, withStepUp });
+const secondFactorView = wireSecondFactor({
   auth,
   onSubmit,
   withStepUp,
-  onChange: () => account.loadSessions(),
+  onChange: () => accountView.loadSessions(),
 });
 
-const emailCode = wireEmailCode({
+const emailCodeView = wireEmailCode({
   auth,
   onSubmit,
   link,
@@ -450,19 +463,19 @@ const emailCode = wireEmailCode({
   },
 });
 
-const passkeys = wirePasskeys({
+const passkeysView = wirePasskeys({
   auth,
   onSubmit,
   withStepUp,
-  onChange: () => account.loadSessions(),
-  onCount: (count) => secondFactor.setPasskeys(count),
+  onChange: () => accountView.loadSessions(),
+  onCount: (count) => secondFactorView.setPasskeys(count),
 });
 
 /** The link of an email-change mail: the account card says what became of it. */
 async function confirmEmailFromLink(token) {
   let said;
   try {
-    const { data } = await auth.confirmEmailChange({ token });
+    const { data } = await auth.account.confirmEmailChange({ token });
     // The old address was mailed a link that undoes the change: its owner should know to look.
     said = [
       `Your email address is now ${data.user.email}. Your old address was told, with a link that undoes the change.`,
@@ -486,7 +499,7 @@ async function confirmEmailFromLink(token) {
  */
 async function verifyFromLink(token) {
   try {
-    const { data } = await auth.verifyEmail({ token });
+    const { data } = await auth.account.verifyEmail({ token });
     await showCurrentState('log-in');
     const signedIn = $('#signed-out').hidden;
     const text = `Your email ${data.user.email} is verified.${signedIn ? '' : ' You can log in.'}`;
@@ -518,7 +531,7 @@ async function offerSignInMethods() {
     ({ data }) => data.methods,
     () => ['password', 'passkey', 'email_code'],
   );
-  if (!methods.includes('passkey') || !(await auth.passkeySupport()).passkeys) {
+  if (!methods.includes('passkey') || !(await auth.passkeys.support()).passkeys) {
     $('#passkey-sign-in').hidden = true;
   }
   if (!methods.includes('email_code')) {
@@ -527,19 +540,19 @@ async function offerSignInMethods() {
   }
 }
 
-const identityProviders = wireIdentityProviders({ auth, withStepUp, onSubmit });
+const identityProvidersView = wireIdentityProviders({ auth, withStepUp, onSubmit });
 
 for (const form of FORMS) resultArea(form);
 for (const card of document.querySelectorAll('.card, #unavailable')) resultArea(card);
 addPasswordToggles(document);
 addPasswordRules(document, PASSWORD_RULES);
 await offerSignInMethods();
-await identityProviders.loadProviders();
+await identityProvidersView.loadProviders();
 // A heading over no button says nothing: with no other way in, the card goes.
 $('#other-ways').hidden = ![...$('#other-ways').querySelectorAll('button, a')].some(
   (way) => !way.hidden,
 );
-const providerReturn = identityProviders.readReturn();
+const providerReturn = identityProvidersView.readReturn();
 
 const route = location.pathname;
 const token = new URLSearchParams(location.search).get('token');
@@ -553,7 +566,7 @@ if (route === '/reset-password' && token) {
   $('#reset-newPassword').focus();
 } else if (route === '/sign-in' && token) {
   try {
-    await emailCode.signInFromLink(token);
+    await emailCodeView.signInFromLink(token);
   } catch (error) {
     const dead = !isPassing(error);
     await showCurrentState(dead ? 'email-code' : 'log-in');
@@ -574,10 +587,11 @@ else if (providerReturn.kind === 'second_factor') {
 } else {
   await showCurrentState();
   if (token) say(pageRegion(), 'This link is not one this app knows.');
-  if (providerReturn.kind === 'error') identityProviders.sayReturnError($('#signed-out').hidden);
+  if (providerReturn.kind === 'error')
+    identityProvidersView.sayReturnError($('#signed-out').hidden);
   else {
-    identityProviders.sayLinked();
-    if ($('#signed-out').hidden) identityProviders.sayStepUpDone();
+    identityProvidersView.sayLinked();
+    if ($('#signed-out').hidden) identityProvidersView.sayStepUpDone();
   }
 }
 document.body.dataset.ready = 'true';

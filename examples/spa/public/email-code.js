@@ -39,7 +39,7 @@ export function wireEmailCode({ auth, onSubmit, signedIn, link }) {
   }
 
   onSubmit('#code-request-form', 'Sending…', async (values) => {
-    const { data } = await auth.requestEmailCode({
+    const { data } = await auth.emailCode.request({
       email: values.email,
       applicationUrl: link('/sign-in'),
     });
@@ -47,7 +47,7 @@ export function wireEmailCode({ auth, onSubmit, signedIn, link }) {
   });
 
   onSubmit('#code-verify-form', 'Signing in…', async (values) => {
-    const result = await auth.verifyEmailCode({ email, code: values.code });
+    const result = await auth.emailCode.signIn({ email, code: values.code });
     reset();
     signedIn(result);
   });
@@ -59,7 +59,7 @@ export function wireEmailCode({ auth, onSubmit, signedIn, link }) {
       clearFieldErrors(form);
       clearResults(form);
       try {
-        const { data } = await auth.requestEmailCode({ email, applicationUrl: link('/sign-in') });
+        const { data } = await auth.emailCode.request({ email, applicationUrl: link('/sign-in') });
         form.elements.code.value = '';
         showCodeForm(email, data?.expires_in);
         say(form, `We sent a new code to ${email}: the one before no longer works.`, 'success');
@@ -77,7 +77,7 @@ export function wireEmailCode({ auth, onSubmit, signedIn, link }) {
   /** The mail's link opened the app: it signs in once, with nothing typed. */
   async function signInFromLink(token) {
     await whileBusy($('#code-request-form [type=submit]'), 'Signing in…', async () => {
-      signedIn(await auth.verifyEmailCode({ token }));
+      signedIn(await auth.emailCode.signIn({ token }));
     });
   }
 

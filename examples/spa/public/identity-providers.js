@@ -41,14 +41,14 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
 
   async function loadProviders() {
     try {
-      providers = (await auth.listIdentityProviders()).data.providers;
+      providers = (await auth.identityProviders.list()).data.providers;
     } catch {
       providers = [];
     }
     $('#provider-sign-in').replaceChildren(
       ...providers.map((provider) =>
         button(`Sign in with ${provider.name}`, 'secondary', () =>
-          location.assign(auth.providerSignInUrl(provider.id, back)),
+          location.assign(auth.identityProviders.signInUrl(provider.id, back)),
         ),
       ),
     );
@@ -59,7 +59,7 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
   /** The address's organisation, when its domain has a provider: its name and where to go. */
   async function organisationOf(email) {
     try {
-      const { data } = await auth.startSingleSignOn({ email, redirectTo: back });
+      const { data } = await auth.identityProviders.startSingleSignOn({ email, redirectTo: back });
       const provider = providers.find((p) => p.id === data.provider);
       return provider ? { name: provider.name, url: data.url } : null;
     } catch {
@@ -68,7 +68,10 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
   }
 
   onSubmit('#work-email-form', 'Finding your organisation…', async (values) => {
-    const { data } = await auth.startSingleSignOn({ email: values.email, redirectTo: back });
+    const { data } = await auth.identityProviders.startSingleSignOn({
+      email: values.email,
+      redirectTo: back,
+    });
     location.assign(data.url);
   });
 
@@ -91,7 +94,7 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
 
   /** Reads the address the provider's round trip came back to, then clears it. */
   function readReturn() {
-    const result = auth.readProviderReturn(location.href);
+    const result = auth.identityProviders.readReturn(location.href);
     const linked = new URLSearchParams(location.search).get('linked');
     steppedUpWith = new URLSearchParams(location.search).get('step_up');
     if (
@@ -160,7 +163,7 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
     $('#identities').hidden = providers.length === 0;
     if (providers.length === 0) return;
     try {
-      const linked = (await auth.listIdentities()).data.identities;
+      const linked = (await auth.identityProviders.listLinked()).data.identities;
       list.replaceChildren(
         ...linked.map((identity) => {
           const name = providers.find((p) => p.id === identity.provider)?.name ?? identity.provider;
@@ -172,7 +175,9 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
             void whileBusy(remove, 'Unlinking…', async () => {
               clearResults(card);
               try {
-                const done = await withStepUp(() => auth.unlinkIdentity(identity.provider));
+                const done = await withStepUp(() =>
+                  auth.identityProviders.unlink(identity.provider),
+                );
                 if (!done) return;
                 await load();
                 say(card, `${name} no longer signs you in.`, 'success');
@@ -193,7 +198,7 @@ export function wireIdentityProviders({ auth, withStepUp, onSubmit }) {
           // It comes back to `?linked=<id>`, so the page says what happened.
           button(`Link ${provider.name}`, 'secondary', () =>
             location.assign(
-              auth.linkIdentityUrl(
+              auth.identityProviders.linkUrl(
                 provider.id,
                 `${back}?linked=${encodeURIComponent(provider.id)}`,
               ),

@@ -45,12 +45,12 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
 
   async function load() {
     const list = $('#passkey-list');
-    if (!(await auth.passkeySupport()).passkeys) {
+    if (!(await auth.passkeys.support()).passkeys) {
       $('#passkeys-status').textContent = 'This browser cannot use passkeys.';
       $('#passkey-add-form').hidden = true;
     }
     try {
-      const { data } = await auth.listPasskeys();
+      const { data } = await auth.passkeys.list();
       list.replaceChildren(...data.passkeys.map(passkeyItem));
       count = data.passkeys.length;
       onCount(count);
@@ -88,7 +88,7 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
         clearResults(card);
         clearFieldErrors(rename);
         try {
-          await auth.renamePasskey(passkey.id, input.value);
+          await auth.passkeys.rename(passkey.id, input.value);
           await load();
           say(card, 'The passkey was renamed.', 'success');
         } catch (error) {
@@ -120,7 +120,7 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
       void whileBusy(remove, 'Removing…', async () => {
         clearResults(card);
         try {
-          await auth.deletePasskey(passkey.id);
+          await auth.passkeys.delete(passkey.id);
           await load();
           say(
             card,
@@ -159,7 +159,9 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
   $('#passkey-remove-cancel').addEventListener('click', () => $('#passkey-remove-dialog').close());
 
   onSubmit('#passkey-add-form', 'Waiting for your passkey…', async (values, form) => {
-    const result = await withStepUp(() => auth.registerPasskey({ name: values.name || undefined }));
+    const result = await withStepUp(() =>
+      auth.passkeys.register({ name: values.name || undefined }),
+    );
     if (!result) {
       say(form, 'No passkey was added.', 'info');
       return;

@@ -60,7 +60,7 @@ export function wireSecondFactor({ auth, onSubmit, onChange, withStepUp }) {
 
   async function load() {
     try {
-      ({ data: status } = await auth.getSecondFactor());
+      ({ data: status } = await auth.secondFactor.get());
       render();
     } catch (error) {
       $('#two-step-status').textContent =
@@ -156,7 +156,7 @@ export function wireSecondFactor({ auth, onSubmit, onChange, withStepUp }) {
     void whileBusy($('#totp-begin'), 'Starting…', async () => {
       clearResults(card);
       try {
-        const result = await withStepUp(() => auth.beginTotpEnrolment());
+        const result = await withStepUp(() => auth.secondFactor.beginTotpEnrolment());
         if (result) showEnrolment(result.data);
         else say(card, 'Two-step sign-in is still off.', 'info');
       } catch (error) {
@@ -172,7 +172,7 @@ export function wireSecondFactor({ auth, onSubmit, onChange, withStepUp }) {
   });
 
   onSubmit('#totp-confirm-form', 'Checking…', async (values) => {
-    const { data } = await auth.confirmTotpEnrolment(values.code);
+    const { data } = await auth.secondFactor.confirmTotpEnrolment(values.code);
     forgetEnrolment();
     status = { totp: true, recovery_codes_left: data.recovery_codes.length };
     showCodes(
@@ -195,7 +195,7 @@ export function wireSecondFactor({ auth, onSubmit, onChange, withStepUp }) {
     void whileBusy($('#recovery-regenerate'), 'Making new codes…', async () => {
       clearResults(card);
       try {
-        const result = await withStepUp(() => auth.regenerateRecoveryCodes());
+        const result = await withStepUp(() => auth.secondFactor.regenerateRecoveryCodes());
         if (!result) {
           say(card, 'Nothing was changed: your recovery codes still work.', 'info');
           return;
@@ -213,7 +213,7 @@ export function wireSecondFactor({ auth, onSubmit, onChange, withStepUp }) {
 
   /** Switched off with `proof` (none: the recent sign-in of an account without a password). */
   async function switchOff(form, proof) {
-    const result = await withStepUp(() => auth.disableTotp(proof));
+    const result = await withStepUp(() => auth.secondFactor.disableTotp(proof));
     if (!result) {
       say(form, 'Two-step sign-in is still on.', 'info');
       return;

@@ -52,7 +52,7 @@ export function wireStepUp({ auth }) {
 
   /** The step-up question, in a modal dialog that keeps the focus until it is answered. */
   async function confirmIdentity(secondFactorOnly) {
-    profile = await auth.getProfile().then(
+    profile = await auth.account.getProfile().then(
       ({ data }) => data.user,
       () => null,
     );
@@ -94,8 +94,8 @@ export function wireStepUp({ auth }) {
     if (!offered) return;
     try {
       const [{ data: linked }, { data: listed }] = await Promise.all([
-        auth.listIdentities(),
-        auth.listIdentityProviders(),
+        auth.identityProviders.listLinked(),
+        auth.identityProviders.list(),
       ]);
       for (const identity of linked.identities) {
         const name = listed.providers.find((p) => p.id === identity.provider)?.name;
@@ -107,7 +107,10 @@ export function wireStepUp({ auth }) {
         button.textContent = `Sign in again with ${name}`;
         button.addEventListener('click', () => {
           location.assign(
-            auth.reauthenticateWithProviderUrl(identity.provider, stepUpReturn(identity.provider)),
+            auth.identityProviders.reauthenticateUrl(
+              identity.provider,
+              stepUpReturn(identity.provider),
+            ),
           );
         });
         $('#reauth-other-ways').append(button);
@@ -156,7 +159,7 @@ export function wireStepUp({ auth }) {
     void whileBusy($('#reauth-passkey'), 'Waiting for your passkey…', async () => {
       clearResults(form);
       try {
-        await auth.reauthenticateWithPasskey();
+        await auth.passkeys.reauthenticate();
         confirmed();
       } catch (error) {
         say(form, describe(error, 'passkey'));
@@ -189,7 +192,7 @@ export function wireStepUp({ auth }) {
     void whileBusy($('#reauth-set-password'), 'Sending…', async () => {
       clearResults(form);
       try {
-        await auth.forgotPassword({
+        await auth.password.forgot({
           email: profile.email,
           applicationUrl: `${location.origin}/reset-password`,
         });

@@ -29,7 +29,7 @@ describe('AuthClient: passkeys', () => {
     );
     const [first, second] = tabs(fetch);
 
-    await first.auth.signInWithPasskey({ autofill: true });
+    await first.auth.passkeys.signIn({ autofill: true });
 
     expect(authenticate).toHaveBeenCalledWith({ optionsJSON: OPTIONS, useBrowserAutofill: true });
     expect(seen).toEqual([
@@ -47,7 +47,7 @@ describe('AuthClient: passkeys', () => {
     );
     const [{ auth, started }] = tabs(fetch, 1);
 
-    await auth.verifySecondFactorWithPasskey('the-challenge');
+    await auth.passkeys.verifySecondFactor('the-challenge');
 
     expect(seen).toEqual([
       { method: 'POST', path: '/auth/mfa/passkey/options', body: { challenge: 'the-challenge' } },
@@ -67,7 +67,7 @@ describe('AuthClient: passkeys', () => {
     const { fetch, seen } = recording(() => ok({ options: OPTIONS }));
     const [{ auth, started }] = tabs(fetch, 1);
 
-    const error = await auth.signInWithPasskey().catch((caught: unknown) => caught);
+    const error = await auth.passkeys.signIn().catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).code).toBe('PASSKEY_CANCELLED');
@@ -83,10 +83,10 @@ describe('AuthClient: passkeys', () => {
     );
     const [{ auth }] = tabs(fetch, 1);
 
-    await auth.registerPasskey({ name: 'Laptop' });
-    await auth.listPasskeys();
-    await auth.renamePasskey('pk_1', 'Work');
-    await auth.deletePasskey('pk_1');
+    await auth.passkeys.register({ name: 'Laptop' });
+    await auth.passkeys.list();
+    await auth.passkeys.rename('pk_1', 'Work');
+    await auth.passkeys.delete('pk_1');
 
     expect(register).toHaveBeenCalledWith({ optionsJSON: OPTIONS });
     expect(seen).toEqual([
@@ -107,7 +107,7 @@ describe('AuthClient: passkeys', () => {
     );
     const [{ auth }] = tabs(fetch, 1);
 
-    await expect(auth.registerPasskey()).rejects.toMatchObject({ code: 'INVALID_PASSKEY' });
+    await expect(auth.passkeys.register()).rejects.toMatchObject({ code: 'INVALID_PASSKEY' });
     expect(seen.map((request) => request.path)).toEqual([
       '/users/me/passkeys/options',
       '/users/me/passkeys',

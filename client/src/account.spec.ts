@@ -8,11 +8,11 @@ describe('AuthClient: the account of the signed-in user', () => {
     const { fetch, seen } = recording(() => ok({ user: USER }));
     const [{ auth }] = tabs(fetch, 1);
 
-    await auth.updateProfile({ name: 'Ann', picture: null });
-    await auth.requestEmailChange({ password: 'p', newEmail: 'b@example.com' });
-    await auth.confirmEmailChange({ token: 't' });
-    await auth.undoEmailChange({ token: 'u' });
-    await auth.getProfile();
+    await auth.account.updateProfile({ name: 'Ann', picture: null });
+    await auth.account.requestEmailChange({ password: 'p', newEmail: 'b@example.com' });
+    await auth.account.confirmEmailChange({ token: 't' });
+    await auth.account.undoEmailChange({ token: 'u' });
+    await auth.account.getProfile();
 
     expect(seen).toEqual([
       { method: 'PATCH', path: '/users/me', body: { name: 'Ann', picture: null } },
@@ -40,7 +40,7 @@ describe('AuthClient: the account of the signed-in user', () => {
     });
     const [{ auth }] = tabs(fetch, 1);
 
-    await auth.updateProfile({ name: 'Ann' });
+    await auth.account.updateProfile({ name: 'Ann' });
 
     expect(seen.map((r) => `${r.method} ${r.path}`)).toEqual([
       'PATCH /users/me',
@@ -54,7 +54,7 @@ describe('AuthClient: the account of the signed-in user', () => {
     const { fetch, seen } = recording(() => ok({ user: USER }));
     const [first, second] = tabs(fetch);
 
-    await first.auth.changePassword({ currentPassword: 'old-one', newPassword: 'new-one-9' });
+    await first.auth.password.change({ currentPassword: 'old-one', newPassword: 'new-one-9' });
 
     expect(seen[0]).toEqual({
       method: 'POST',
@@ -70,7 +70,7 @@ describe('AuthClient: the account of the signed-in user', () => {
     const { fetch, seen } = recording(() => ok());
     const [first, second] = tabs(fetch);
 
-    await first.auth.deleteAccount({ password: 'secret-1' });
+    await first.auth.account.delete({ password: 'secret-1' });
 
     expect(seen[0]).toEqual({
       method: 'DELETE',
@@ -86,7 +86,7 @@ describe('AuthClient: the account of the signed-in user', () => {
     );
     const [{ auth, ended }] = tabs(fetch, 1);
 
-    await expect(auth.deleteAccount({ password: 'nope' })).rejects.toMatchObject({
+    await expect(auth.account.delete({ password: 'nope' })).rejects.toMatchObject({
       code: 'INVALID_PASSWORD',
       status: 403,
     });
@@ -105,9 +105,11 @@ describe('AuthClient: sessions and logout scopes', () => {
     );
     const [{ auth, ended }] = tabs(fetch, 1);
 
-    await auth.listSessions();
-    await expect(auth.endSession('a/b c')).resolves.toMatchObject({ data: { current: false } });
-    await expect(auth.endOtherSessions()).resolves.toMatchObject({ data: { ended: 2 } });
+    await auth.account.listSessions();
+    await expect(auth.account.endSession('a/b c')).resolves.toMatchObject({
+      data: { current: false },
+    });
+    await expect(auth.account.endOtherSessions()).resolves.toMatchObject({ data: { ended: 2 } });
 
     expect(seen.map((r) => `${r.method} ${r.path}`)).toEqual([
       'GET /users/me/sessions',
@@ -121,7 +123,7 @@ describe('AuthClient: sessions and logout scopes', () => {
     const { fetch } = recording(() => ok({ current: true }));
     const [first, second] = tabs(fetch);
 
-    await first.auth.endSession('sid-1');
+    await first.auth.account.endSession('sid-1');
 
     expect([first.ended, second.ended]).toEqual([['logout'], ['logout']]);
   });

@@ -9,7 +9,7 @@ describe('AuthClient: sign-in with a code by email', () => {
     const { fetch, seen } = recording(() => ok());
     const [{ auth, started }] = tabs(fetch, 1);
 
-    await auth.requestEmailCode({
+    await auth.emailCode.request({
       email: 'ann@example.com',
       applicationUrl: 'https://app.example.com/sign-in',
     });
@@ -28,7 +28,7 @@ describe('AuthClient: sign-in with a code by email', () => {
     const { fetch, seen } = recording(() => ok({ user: USER }));
     const [first, second] = tabs(fetch);
 
-    const result = await first.auth.verifyEmailCode({ email: 'ann@example.com', code: '049 213' });
+    const result = await first.auth.emailCode.signIn({ email: 'ann@example.com', code: '049 213' });
 
     expect(result.data).toEqual({ user: USER });
     expect(seen).toEqual([
@@ -46,7 +46,7 @@ describe('AuthClient: sign-in with a code by email', () => {
     const { fetch, seen } = recording(() => ok({ user: USER }));
     const [{ auth, started }] = tabs(fetch, 1);
 
-    await auth.verifyEmailCode({ token: 'the-token' });
+    await auth.emailCode.signIn({ token: 'the-token' });
 
     expect(seen).toEqual([
       { method: 'POST', path: '/auth/email-code/verify', body: { token: 'the-token' } },
@@ -59,7 +59,7 @@ describe('AuthClient: sign-in with a code by email', () => {
     const { fetch } = recording(() => ok(step));
     const [{ auth, started }] = tabs(fetch, 1);
 
-    const result = await auth.verifyEmailCode({ token: 'the-token' });
+    const result = await auth.emailCode.signIn({ token: 'the-token' });
 
     expect(result.data).toEqual(step);
     expect(started).toEqual([]);
@@ -75,8 +75,8 @@ describe('AuthClient: sign-in with a code by email', () => {
     );
     const [{ auth, started }] = tabs(fetch, 1);
 
-    const error = await auth
-      .verifyEmailCode({ email: 'ann@example.com', code: '000000' })
+    const error = await auth.emailCode
+      .signIn({ email: 'ann@example.com', code: '000000' })
       .catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(AuthError);
