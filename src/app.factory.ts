@@ -26,6 +26,12 @@ const APP_OPTIONS: NestApplicationOptions = {
   autoFlushLogs: false,
 };
 
+/**
+ * Prometheus scrapes /metrics by convention, and verifiers find the key set and the server
+ * metadata at the origin's root: those addresses are not the versioned API's to choose.
+ */
+export const UNPREFIXED_ROUTES: readonly string[] = ['metrics', ...WELL_KNOWN_ROUTES];
+
 /** What a compiled testing module offers (`Test.createTestingModule(...).compile()`). */
 export interface CompiledModule {
   get<T>(token: abstract new (...args: never[]) => T): T;
@@ -85,9 +91,7 @@ async function setUpApp(
       requestLog(await app.resolve(PinoLogger)),
     ],
   });
-  // Prometheus scrapes /metrics by convention, and verifiers find the key set and the server
-  // metadata at the origin's root: those addresses are not the versioned API's to choose.
-  app.setGlobalPrefix(API_PREFIX, { exclude: ['metrics', ...WELL_KNOWN_ROUTES] });
+  app.setGlobalPrefix(API_PREFIX, { exclude: [...UNPREFIXED_ROUTES] });
   if (config.apiDocs) serveApiDocs(app);
   // No signal handlers here: main.ts installs its own, and an embedding app keeps its own.
 }

@@ -24,8 +24,8 @@ import { SessionsController } from './sessions.controller';
 
 /**
  * The signed-in user's own account: profile, password, email, sessions, second factor and
- * passkeys. AuthModule gives what `@Authenticated()` runs, the cookies, the hasher and the link
- * policy; the rest is imported from the modules that own it.
+ * passkeys, behind the global guard (`@Authenticated()`). AuthModule gives the cookies, the
+ * hasher and the link policy; the rest is imported from the modules that own it.
  */
 @Module({
   imports: [

@@ -11,7 +11,7 @@ import { AuthTime } from '../common/http/session-id.decorator';
 import { AppConfig } from '../config/config.sections';
 import { UserDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from '../auth/decorators/public.decorator';
 import { User } from '../users/user.entity';
 import { publicUser } from '../users/user.view';
 import {
@@ -91,7 +91,7 @@ export class EmailChangeController {
 
   @Post('confirm')
   @HttpCode(200)
-  @ApiPublic()
+  @Public()
   @ApiOperation({
     operationId: 'confirmEmailChange',
     summary: 'Complete an email change with the token mailed to the new address (single use)',
@@ -114,7 +114,7 @@ export class EmailChangeController {
   }
 
   @Get('confirm')
-  @ApiPublic()
+  @Public()
   @LinkPage(
     'The page an emailed change-of-email link opens (no applicationUrl given)',
     'Opening it changes nothing, so mail scanners that follow links cannot use the token up: ' +
@@ -129,7 +129,7 @@ export class EmailChangeController {
 
   @Post('undo')
   @HttpCode(200)
-  @ApiPublic()
+  @Public()
   @ApiOperation({
     operationId: 'undoEmailChange',
     summary: 'Undo an email change with the token mailed to the old address (single use)',
@@ -154,7 +154,7 @@ export class EmailChangeController {
   }
 
   @Get('undo')
-  @ApiPublic()
+  @Public()
   @LinkPage(
     'The page the undo link of an email-changed notice opens',
     'Opening it changes nothing, so mail scanners that follow links cannot use the token up: ' +

@@ -12,8 +12,9 @@ import { AdminUsersController } from './admin-users.controller';
 import { AdminUsersService } from './admin-users.service';
 
 /**
- * `/admin/users`: AuthModule for what `@Authenticated('admin')` runs and the reset mail,
- * UsersModule for the directory, TokensModule to end sessions, AccountRemovalModule to delete.
+ * `/admin/users`, `@Authenticated('admin')` (checked by the global guard): AuthModule for the
+ * reset mail, UsersModule for the directory, TokensModule to end sessions, AccountRemovalModule
+ * to delete.
  */
 @Module({
   imports: [

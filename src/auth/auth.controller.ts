@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { Envelope, ok } from '../common/http/envelope';
@@ -19,7 +19,6 @@ import {
   ApiTokenDelivery,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { ApiAccessToken, ApiPublic, ApiRefreshCookie } from '../openapi/security-schemes';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthService, Registration } from './auth.service';
 import { SessionDelivery } from './session-delivery.service';
@@ -27,7 +26,12 @@ import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 import { LoginDto } from './dto/login.dto';
 import { LogoutDto } from './dto/logout.dto';
 import { RegisterDto } from './dto/register.dto';
-import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
+import {
+  AccessOrRefreshToken,
+  AccessTokenOnly,
+  RefreshTokenOnly,
+} from './decorators/authenticated.decorator';
+import { Public } from './decorators/public.decorator';
 
 type UserEnvelope = Envelope<UserDataModel>;
 
@@ -74,7 +78,7 @@ export class AuthController {
       'is 403 SSO_REQUIRED (its accounts come from its provider). Shares the strict rate limit ' +
       'of login and the email flows.',
   })
-  @ApiPublic()
+  @Public()
   @ApiEnvelope(201, 'Registration successful. Check your email to verify your account.', {
     data: UserDataModel,
   })
@@ -106,7 +110,7 @@ export class AuthController {
       'single use) with no cookies and no tokens; `POST /auth/mfa/verify` completes it. An ' +
       'address whose email domain has `sso_required` is 403 SSO_REQUIRED, whatever the password.',
   })
-  @ApiPublic()
+  @Public()
   @ApiTokenDelivery('Login successful', true)
   @ApiErrors(
     ['LOGIN_FAILED', 400],
@@ -129,7 +133,6 @@ export class AuthController {
 
   @Post('refresh')
   @HttpCode(200)
-  @UseGuards(RefreshTokenGuard)
   @ApiOperation({
     summary: 'Rotate the refresh token and issue a new access token',
     description:
@@ -140,7 +143,7 @@ export class AuthController {
       'refresh token (401) clears both cookies; any other failure (429, 503) leaves them, so a ' +
       'passing fault signs no one out.',
   })
-  @ApiRefreshCookie()
+  @RefreshTokenOnly()
   @ApiTokenDelivery('Token refreshed')
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   async refresh(
@@ -165,7 +168,6 @@ export class AuthController {
 
   @Post('logout')
   @HttpCode(200)
-  @UseGuards(LogoutGuard)
   @ApiOperation({
     summary: 'End every session of the user, or only this one, or all but this one',
     description:
@@ -176,8 +178,7 @@ export class AuthController {
       "and keeps this one (cookies kept). Ended sessions' access tokens are refused at once on " +
       'every instance.',
   })
-  @ApiAccessToken()
-  @ApiRefreshCookie()
+  @AccessOrRefreshToken()
   @ApiBody({ type: LogoutDto, required: false })
   @ApiEnvelope(200, 'Logged out from all devices', { headers: CLEARED_UNLESS_OTHERS })
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...JSON_BODY, ...STORED)
@@ -198,7 +199,6 @@ export class AuthController {
   }
 
   @Get('verify-token')
-  @UseGuards(AccessTokenGuard)
   @ApiOperation({
     operationId: 'verifyToken',
     summary: 'Check an access token and return its user',
@@ -206,7 +206,7 @@ export class AuthController {
       'Checks the signature, expiry and revocation of the access token (bearer header, or the ' +
       'access_token cookie when there is none) and answers its user as stored now.',
   })
-  @ApiAccessToken()
+  @AccessTokenOnly()
   @ApiEnvelope(200, 'Token is valid', { data: UserDataModel })
   @ApiErrors('INVALID_TOKEN', ...STORED)
   verifyTokenGet(@RequestUser() user: User): UserEnvelope {
@@ -215,14 +215,13 @@ export class AuthController {
 
   @Post('verify-token')
   @HttpCode(200)
-  @UseGuards(AccessTokenGuard)
   @ApiOperation({
     summary: 'Check an access token and return its user (POST form)',
     description:
       'The same check as the GET form, for clients that can only POST; with the cookie, the ' +
       'CSRF origin check applies as on any POST.',
   })
-  @ApiAccessToken()
+  @AccessTokenOnly()
   @ApiEnvelope(200, 'Token is valid', { data: UserDataModel })
   @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
   verifyTokenPost(@RequestUser() user: User): UserEnvelope {

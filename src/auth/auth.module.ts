@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
@@ -45,6 +46,11 @@ import { SessionController } from './session.controller';
 import { SessionDelivery } from './session-delivery.service';
 import { OriginPolicy } from '../common/http/origin.policy';
 import { PasswordHasher } from './hashing/password-hasher.service';
+import { AuthenticationGuard } from './guards/authentication.guard';
+import { OptionalAccessGuard } from './guards/optional-access.guard';
+import { RolesGuard } from './guards/roles.guard';
+import { SecondFactorGuard } from './guards/second-factor.guard';
+import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
 
@@ -102,32 +108,37 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     AccessTokenStrategy,
     RefreshTokenStrategy,
     OriginPolicy,
+    AccessTokenGuard,
+    RefreshTokenGuard,
+    LogoutGuard,
+    OptionalAccessGuard,
+    RolesGuard,
+    SecondFactorGuard,
+    // Every route of every module, after the rate limit (ThrottlingModule comes first in
+    // AppModule): signed-in users only, unless the route says `@Public()`.
+    { provide: APP_GUARD, useClass: AuthenticationGuard },
   ],
-  // What the guards of `@Authenticated()` need: a module with such routes imports AuthModule.
-  // Account management also confirms passwords (counting wrong ones as login does), checks
-  // emailed-link URLs, sends the reset mail and the password-changed notice, and clears the
-  // cookies of a session it ends.
-  // Other ways in (identity providers) start their sessions through AuthService, as login does,
-  // and step a session up through Reauthentication. A change only the owner may make is
-  // confirmed by ChangeConfirmation; a profile lists the proofs (ReauthenticationMethods).
+  // What other modules inject, and nothing else: the guard is global, so a module with
+  // signed-in routes needs only the decorators. Account management confirms passwords (counting
+  // wrong ones as login does), checks emailed-link URLs, sends the password-changed notice,
+  // delivers and clears the cookies of the sessions it renews or ends, and confirms changes only
+  // the owner may make; identity providers start sessions through AuthService and step them up
+  // through Reauthentication; administrators send the reset mail.
   exports: [
+    AfterAnswer,
+    ApplicationUrlPolicy,
+    AuthCookies,
+    AuthService,
     ChangeConfirmation,
+    CurrentPassword,
+    EmailFlowsService,
+    PasswordChangedNotice,
+    PasswordHasher,
     PresentedRefresh,
     Reauthentication,
     ReauthenticationMethods,
-    AfterAnswer,
-    AuthService,
-    OriginPolicy,
-    AuthCookies,
-    CurrentPassword,
-    SessionDelivery,
-    PasswordHasher,
-    LoginBackoff,
-    ApplicationUrlPolicy,
-    EmailFlowsService,
-    PasswordChangedNotice,
     SecondFactorCodes,
-    SecondFactorPolicy,
+    SessionDelivery,
   ],
 })
 export class AuthModule {}

@@ -15,7 +15,7 @@ import {
   STORED,
 } from '../openapi/api-responses.decorator';
 import { EmailCodeRequestedDataModel } from '../openapi/api-models';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from './decorators/public.decorator';
 import { EmailCodeSignIn } from './email-code-sign-in.service';
 import { MailRequest } from './email-flows.service';
 import { EmailCodeVerifyDto, shapeOf } from './dto/email-code.dto';
@@ -36,7 +36,7 @@ const CODE_REQUESTED: Record<MailRequest, string> = {
  * Both POSTs take the strict rate limit of login: one asks for mail, the other takes guesses.
  */
 @ApiTags('auth')
-@ApiPublic()
+@Public()
 @Controller('auth')
 @SwitchedBy(EmailCodeSwitch)
 export class EmailCodeSignInController {

@@ -14,7 +14,7 @@ import {
   STORED,
 } from '../openapi/api-responses.decorator';
 import { PostAt } from '../openapi/operation-ids';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from './decorators/public.decorator';
 import { AuthCookies } from './auth-cookies.service';
 import {
   EmailLinkRequestDto,
@@ -40,7 +40,7 @@ const VERIFICATION_REQUESTED: Record<MailRequest, string> = {
  * lists: one handler per flow, so aliases share its code and its strict rate-limit budget.
  */
 @ApiTags('email')
-@ApiPublic()
+@Public()
 @Controller()
 export class EmailFlowsController {
   constructor(

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ApiTags } from '@nestjs/swagger';
 import { HttpResponse } from '../common/http/http-request';
 import { AppConfig, SecurityConfig } from '../config/config.sections';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from './decorators/public.decorator';
 import { LinkPage, renderLinkPage } from './link-page';
 
 /**
@@ -11,7 +11,7 @@ import { LinkPage, renderLinkPage } from './link-page';
  * links, so a GET only shows a page; the token is used when the person presses its button.
  */
 @ApiTags('email')
-@ApiPublic()
+@Public()
 @Controller('auth')
 export class LinkPagesController {
   constructor(

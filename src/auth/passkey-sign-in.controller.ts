@@ -12,7 +12,7 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from './decorators/public.decorator';
 import {
   PasskeySecondFactorOptionsDto,
   PasskeySignInDto,
@@ -48,7 +48,7 @@ export class PasskeySignInController {
       'verification required, relying party WEBAUTHN_RP_ID. Its challenge is good once, for ' +
       'five minutes, on any instance. Takes no body.',
   })
-  @ApiPublic()
+  @Public()
   @ApiEnvelope(200, 'Sign in with your passkey', { data: PasskeyRequestOptionsDataModel })
   @ApiErrors(...ANY_BODY, ...STORED)
   async options(): Promise<Envelope<PasskeyRequestOptionsDataModel>> {
@@ -73,7 +73,7 @@ export class PasskeySignInController {
       'no session started: it signs in through its provider only. Shares the strict rate ' +
       'limit of login.',
   })
-  @ApiPublic()
+  @Public()
   @ApiTokenDelivery('Login successful')
   @ApiErrors('INVALID_PASSKEY', 'SSO_REQUIRED', 'RATE_LIMITED', ...JSON_BODY, ...STORED)
   async verify(
@@ -97,7 +97,7 @@ export class PasskeySignInController {
       '`startAuthentication`; send its answer to `POST /auth/mfa/verify` as `passkey` with the ' +
       'same `challenge`. An unknown, used or expired challenge is 401 INVALID_TOKEN.',
   })
-  @ApiPublic()
+  @Public()
   @ApiEnvelope(200, 'Confirm with your passkey', { data: PasskeyRequestOptionsDataModel })
   @ApiErrors('INVALID_TOKEN', ...JSON_BODY, ...STORED)
   async secondFactorOptions(

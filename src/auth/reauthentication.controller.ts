@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpRequest, HttpResponse } from '../common/http/http-request';
@@ -14,11 +14,10 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { ApiAccessToken } from '../openapi/security-schemes';
 import { PasskeyRequestOptionsDataModel } from '../passkeys/passkey.view';
 import { User } from '../users/user.entity';
 import { ReauthenticateDto } from './dto/reauthenticate.dto';
-import { AccessTokenGuard } from './guards/token.guard';
+import { AccessTokenOnly } from './decorators/authenticated.decorator';
 import { PresentedRefresh } from './presented-refresh.service';
 import { IdentityProof, Reauthentication, SteppingUp } from './reauthentication.service';
 import { SessionDelivery } from './session-delivery.service';
@@ -33,8 +32,7 @@ import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
  */
 @ApiTags('auth')
 @Controller('auth/reauthenticate')
-@UseGuards(AccessTokenGuard)
-@ApiAccessToken()
+@AccessTokenOnly()
 export class ReauthenticationController {
   constructor(
     private readonly reauthentication: Reauthentication,

@@ -4,8 +4,8 @@ import { User } from '../users/user.entity';
 import { SecondFactorMethods } from './second-factor-methods.service';
 
 /**
- * What the step-up and enrolment guards decide, in one provider AuthModule exports: a module
- * whose routes take `@Authenticated()` gets it with AuthModule, as it gets OriginPolicy.
+ * What the step-up and enrolment checks of the global guard decide (SecondFactorGuard), in one
+ * provider of AuthModule's own.
  */
 @Injectable()
 export class SecondFactorPolicy {

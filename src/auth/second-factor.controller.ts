@@ -6,7 +6,7 @@ import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { exactlyOne } from '../mfa/dto/mfa-fields';
 import { MfaVerifyDto } from '../mfa/dto/mfa-verify.dto';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from './decorators/public.decorator';
 import { AuthService } from './auth.service';
 import { SessionDelivery } from './session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
@@ -38,7 +38,7 @@ export class SecondFactorController {
       'accepted once, on every instance; a used recovery code is mailed about. Shares the ' +
       'strict rate limit of login.',
   })
-  @ApiPublic()
+  @Public()
   @ApiTokenDelivery('Login successful')
   @ApiErrors(
     'INVALID_TOKEN',

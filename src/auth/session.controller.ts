@@ -1,15 +1,14 @@
-import { Controller, Get, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Envelope, ok } from '../common/http/envelope';
 import { HttpRequest } from '../common/http/http-request';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { SessionDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors, STORED } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
 import { epochSeconds } from '../tokens/epoch-seconds';
 import { User } from '../users/user.entity';
 import { publicUser } from '../users/user.view';
-import { OptionalAccessGuard } from './guards/optional-access.guard';
+import { OptionalAccess } from './decorators/authenticated.decorator';
 import { refreshToken } from './strategies/token-extractors';
 
 /**
@@ -22,7 +21,6 @@ import { refreshToken } from './strategies/token-extractors';
 @Controller('auth')
 export class SessionController {
   @Get('session')
-  @UseGuards(OptionalAccessGuard)
   @ApiOperation({
     operationId: 'getSession',
     summary: 'The signed-in user, if any (for pages opening)',
@@ -34,7 +32,7 @@ export class SessionController {
       '`data.expires_in` the seconds left on the access token (null without a user), so a page ' +
       'can renew ahead of its expiry.',
   })
-  @ApiPublic()
+  @OptionalAccess()
   @ApiEnvelope(200, 'Session', { data: SessionDataModel })
   @ApiErrors(...STORED)
   session(@RequestUser() user: User | null, @Req() req: HttpRequest): Envelope<SessionDataModel> {

@@ -4,7 +4,7 @@ import { Envelope, ok } from '../common/http/envelope';
 import { EmailCodeConfig, FederationConfig } from '../config/config.sections';
 import { SignInMethod, SignInMethodsDataModel } from '../openapi/api-models';
 import { ANY_ROUTE, ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from './decorators/public.decorator';
 
 /**
  * What a sign-in page offers, from the service's configuration rather than the page's: a page
@@ -28,7 +28,7 @@ export class SignInMethodsController {
       'A second factor is not a way in of its own: an account that has one is asked for it ' +
       'after the first step.',
   })
-  @ApiPublic()
+  @Public()
   @ApiEnvelope(200, 'Sign-in methods', { data: SignInMethodsDataModel })
   @ApiErrors(...ANY_ROUTE)
   methods(): Envelope<SignInMethodsDataModel> {

@@ -26,7 +26,7 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from '../auth/decorators/public.decorator';
 import { callbackRedirect } from './callback-redirect';
 import { SsoStartDto } from './dto/federation-bodies.dto';
 import { FederatedSignIn } from './federated-sign-in.service';
@@ -74,7 +74,7 @@ export class FederationController {
     summary: 'The identity providers one can sign in with',
     description: 'One entry per AUTH_PROVIDERS entry: a sign-in button each.',
   })
-  @ApiPublic()
+  @Public()
   @ApiEnvelope(200, 'Identity providers', { data: ProvidersDataModel })
   @ApiErrors(...ANY_ROUTE)
   providers(): Envelope<ProvidersDataModel> {
@@ -95,7 +95,7 @@ export class FederationController {
   })
   @ApiParam(PROVIDER_ID)
   @ApiQuery(REDIRECT_TO)
-  @ApiPublic()
+  @Public()
   @ApiProviderRedirect()
   @ApiErrors('PROVIDER_NOT_FOUND', 'PROVIDER_ERROR', 'VALIDATION_ERROR', ...STORED)
   async start(
@@ -125,7 +125,7 @@ export class FederationController {
       'app is 400 PROVIDER_ERROR.',
   })
   @ApiParam(PROVIDER_ID)
-  @ApiPublic()
+  @Public()
   @ApiProviderCallback()
   @ApiErrors('PROVIDER_ERROR', ...STORED)
   async callback(
@@ -158,7 +158,7 @@ export class FederationController {
       "For an address whose domain a provider's `domains` lists: that provider and the URL to " +
       'send the browser to. 404 SSO_NOT_CONFIGURED otherwise (sign in another way).',
   })
-  @ApiPublic()
+  @Public()
   @ApiEnvelope(200, 'Continue with your organisation', { data: SsoStartDataModel })
   @ApiErrors('SSO_NOT_CONFIGURED', ...JSON_BODY, ...STORED)
   sso(@Body() body: SsoStartDto): Envelope<SsoStartDataModel> {

@@ -1,7 +1,7 @@
-import { Controller, Get, Param, Query, Redirect, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, Redirect, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppNavigation } from '../auth/decorators/app-navigation.decorator';
-import { AccessTokenGuard } from '../auth/guards/token.guard';
+import { AccessTokenOnly } from '../auth/decorators/authenticated.decorator';
 import { AppException } from '../common/errors/app.exception';
 import { HttpRequest, HttpResponse } from '../common/http/http-request';
 import { RequestUser } from '../common/http/request-user.decorator';
@@ -9,7 +9,6 @@ import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { IdentitiesService } from '../identities/identities.service';
 import { ApiErrors, STORED } from '../openapi/api-responses.decorator';
-import { ApiAccessToken } from '../openapi/security-schemes';
 import { User } from '../users/user.entity';
 import { FederatedSignIn } from './federated-sign-in.service';
 import {
@@ -41,7 +40,6 @@ export class ProviderStepUpController {
 
   @Get('providers/:id/start')
   @Redirect()
-  @UseGuards(AccessTokenGuard)
   @AppNavigation()
   @ApiOperation({
     operationId: 'startProviderReauthentication',
@@ -64,7 +62,7 @@ export class ProviderStepUpController {
   })
   @ApiParam(PROVIDER_ID)
   @ApiQuery(REDIRECT_TO)
-  @ApiAccessToken()
+  @AccessTokenOnly()
   @ApiProviderRedirect()
   @ApiErrors(
     'INVALID_TOKEN',

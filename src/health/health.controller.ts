@@ -5,7 +5,7 @@ import { AppException } from '../common/errors/app.exception';
 import { Envelope, ok } from '../common/http/envelope';
 import { HealthDataModel } from '../openapi/api-models';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from '../auth/decorators/public.decorator';
 import { Readiness } from './readiness.service';
 
 /**
@@ -16,7 +16,7 @@ import { Readiness } from './readiness.service';
  * so from one address, and a limit would take every instance out at once.
  */
 @ApiTags('operations')
-@ApiPublic()
+@Public()
 @Controller('health')
 @SkipThrottle({ general: true, auth: true })
 export class HealthController {

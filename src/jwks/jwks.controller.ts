@@ -7,7 +7,7 @@ import {
   CACHE_FOR_FIVE_MINUTES,
   PUBLIC_FIVE_MINUTES,
 } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from '../auth/decorators/public.decorator';
 import { AccessTokensService, JwkSet } from '../tokens/access-tokens.service';
 import { API_JWKS_PATH, JWKS_PATH } from './well-known.paths';
 
@@ -25,7 +25,7 @@ const JwkSetRoute = (path: string, where: string) =>
         'A standard JWK Set (RFC 7517) that JWT libraries read as it is; an access token names ' +
         'its key with `kid`. Not rate-limited; caches may keep it five minutes.',
     }),
-    ApiPublic(),
+    Public(),
     ApiOkResponse({
       type: JwkSetModel,
       description: 'Empty `keys` with JWT_ALGORITHM=HS256.',

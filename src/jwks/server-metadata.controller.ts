@@ -8,7 +8,7 @@ import {
   CACHE_FOR_FIVE_MINUTES,
   PUBLIC_FIVE_MINUTES,
 } from '../openapi/api-responses.decorator';
-import { ApiPublic } from '../openapi/security-schemes';
+import { Public } from '../auth/decorators/public.decorator';
 import {
   AuthorizationServerMetadata,
   authorizationServerMetadata,
@@ -37,7 +37,7 @@ export class ServerMetadataController {
       'Lets a verifier configured with the issuer alone find the key set. Not rate-limited; ' +
       'caches may keep it five minutes.',
   })
-  @ApiPublic()
+  @Public()
   @ApiOkResponse({
     type: AuthorizationServerMetadataModel,
     description: 'The same with HS256: `jwks_uri` then names an empty key set.',

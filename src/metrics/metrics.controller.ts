@@ -2,6 +2,7 @@ import { Controller, Get, Header, Headers } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { timingSafeEqual } from 'node:crypto';
+import { Public } from '../auth/decorators/public.decorator';
 import { AppException } from '../common/errors/app.exception';
 import { MetricsConfig } from '../config/config.sections';
 import { ApiErrors } from '../openapi/api-responses.decorator';
@@ -34,6 +35,8 @@ export class MetricsController {
       'For a scraper that sends the METRICS_TOKEN as a bearer token; 401 with any other token ' +
       'or none. Not rate-limited.',
   })
+  // No user's token: the handler checks the scraper's own, and the document names it.
+  @Public()
   @ApiSecurity(METRICS_TOKEN_AUTH)
   @ApiResponse({
     status: 200,

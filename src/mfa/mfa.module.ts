@@ -14,7 +14,7 @@ import { UserMfa } from './user-mfa.entity';
 /**
  * The second factor: TOTP secrets, recovery codes and login challenges, and the only module that
  * touches their tables. No routes of its own: login (AuthModule), the account page
- * (AccountModule) and administration (AdminModule) use its services under their own guards.
+ * (AccountModule) and administration (AdminModule) use its services on their own routes.
  */
 @Module({
   imports: [

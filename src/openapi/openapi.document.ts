@@ -112,9 +112,9 @@ function addAnswerHeaders(document: OpenAPIObject): void {
   }
 }
 
-/** A route that names no scheme would read as public: say which, or `@ApiPublic()`. */
+/** A route that names no scheme would read as public: say which, or `@Public()`. */
 function requireDeclaredSecurity(document: OpenAPIObject): void {
-  // `@ApiPublic()` alone leaves `[]`; beside a scheme, the scheme is what the route takes.
+  // `@Public()` alone leaves `[]`; beside a scheme, the scheme is what the route takes.
   for (const operation of operations(document)) {
     operation.security = operation.security?.filter((entry) => Object.keys(entry).length > 0);
   }
@@ -122,7 +122,7 @@ function requireDeclaredSecurity(document: OpenAPIObject): void {
     .filter((operation) => operation.security === undefined)
     .map((operation) => operation.operationId);
   if (undeclared.length > 0) {
-    throw new Error(`Declare the credentials of ${undeclared.join(', ')} (or @ApiPublic())`);
+    throw new Error(`Declare the credentials of ${undeclared.join(', ')} (or @Public())`);
   }
 }
 

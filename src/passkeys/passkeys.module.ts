@@ -16,7 +16,7 @@ import { WebAuthnChallenges } from './webauthn-challenges.service';
 /**
  * Passkeys (WebAuthn): users' credentials and the challenges of ceremonies in progress, and the
  * only module that touches their tables. No routes of its own: sign-in and the second step
- * (AuthModule) and the account page (AccountModule) use its services under their own guards.
+ * (AuthModule) and the account page (AccountModule) use its services on their own routes.
  */
 @Module({
   imports: [

@@ -1,4 +1,4 @@
-import { INestApplication, LoggerService } from '@nestjs/common';
+import { INestApplication, LoggerService, ModuleMetadata, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,9 @@ export interface BuildOptions {
   logger?: LoggerService;
   /** The service's JSON log lines, written here (LOG_LEVEL applies). */
   logDestination?: DestinationStream;
+  /** A team's own modules and controllers, beside AppModule in the testing module. */
+  imports?: ModuleMetadata['imports'];
+  controllers?: Type[];
 }
 
 /**
@@ -49,7 +52,10 @@ export async function buildApp(
   env: Record<string, string>,
   options: BuildOptions = {},
 ): Promise<INestApplication> {
-  let builder = Test.createTestingModule({ imports: [AppModule] })
+  let builder = Test.createTestingModule({
+    imports: [AppModule, ...(options.imports ?? [])],
+    controllers: options.controllers,
+  })
     .overrideProvider(ConfigSource)
     .useValue(
       ConfigSource.isolated({

@@ -21,19 +21,21 @@ export const BEFORE_ENROLMENT = 'auth:before-mfa-enrolment';
  * A route (or controller) that needs a recent sign-in (step-up): the access token's session was
  * authenticated (signed in, or `POST /auth/reauthenticate`) within STEP_UP_MAX_AGE, else 403
  * REAUTHENTICATION_REQUIRED. A token without `auth_time` (issued before it existed) is not
- * recent. Checked by `@Authenticated()`'s guards, after the token: use it beside that.
+ * recent. Checked by the global guard after the token, on the routes of `@Authenticated()`
+ * and its before-enrolment form.
  */
 export const RecentlyAuthenticated = () =>
   applyDecorators(SetMetadata(RECENT, true), ApiErrors('REAUTHENTICATION_REQUIRED'));
 
 /**
- * After the access-token and role guards of `@Authenticated()`: a user whose role
+ * Run by AuthenticationGuard after the access token and the roles: a user whose role
  * MFA_REQUIRED_ROLES names gets, from every route but those of `@AuthenticatedBeforeEnrolment()`
- * (logout takes its own guard and stays open), 403 MFA_ENROLMENT_REQUIRED while they have no
- * second factor, and 403 SECOND_FACTOR_REQUIRED once they have one but the access token's `amr`
- * shows none (`showsSecondFactor`: a token from before the enrolment, or renewed by a step-up
- * with the password alone); `POST /auth/reauthenticate` with a code or a passkey gives one that
- * does. A route marked `@RecentlyAuthenticated()` needs a recent sign-in.
+ * (and those that take another token: logout, the step-up, verify-token), 403
+ * MFA_ENROLMENT_REQUIRED while they have no second factor, and 403 SECOND_FACTOR_REQUIRED once
+ * they have one but the access token's `amr` shows none (`showsSecondFactor`: a token from
+ * before the enrolment, or renewed by a step-up with the password alone); `POST
+ * /auth/reauthenticate` with a code or a passkey gives one that does. A route marked
+ * `@RecentlyAuthenticated()` needs a recent sign-in.
  */
 @Injectable()
 export class SecondFactorGuard implements CanActivate {

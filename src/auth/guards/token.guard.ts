@@ -1,4 +1,4 @@
-import { ExecutionContext, Injectable, Optional, Type } from '@nestjs/common';
+import { ExecutionContext, Injectable, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard, IAuthGuard } from '@nestjs/passport';
 import { HttpRequest } from '../../common/http/http-request';
@@ -13,10 +13,10 @@ import { AuthCookies } from '../auth-cookies.service';
 import { APP_NAVIGATION } from '../decorators/app-navigation.decorator';
 
 /**
- * A passport guard that answers every failure with `401 INVALID_TOKEN`, and refuses a
- * cookie-authenticated state change from a foreign origin (CSRF) before looking at the token: a
- * POST and the like from a page not on the allow-list, or a navigation of `@AppNavigation()`
- * from anywhere but the app's own pages.
+ * A passport guard (AuthenticationGuard picks one per route) that answers every failure with
+ * `401 INVALID_TOKEN`, and refuses a cookie-authenticated state change from a foreign origin
+ * (CSRF) before looking at the token: a POST and the like from a page not on the allow-list, or
+ * a navigation of `@AppNavigation()` from anywhere but the app's own pages.
  */
 function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
   const refreshOnly = strategies.length === 1 && strategies[0] === REFRESH_STRATEGY;
@@ -28,11 +28,9 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
     constructor(
       private readonly origins: OriginPolicy,
       reflector: Reflector,
-      // Only the refresh guard counts, and it lives in AuthModule, which has the metrics; the
-      // access guard also serves modules that do not.
-      @Optional() private readonly metrics?: Metrics,
-      // Likewise: only the refresh guard clears the cookies of the token it refuses.
-      @Optional() private readonly cookies?: AuthCookies,
+      // Only the refresh guard counts, and clears the cookies of the token it refuses.
+      private readonly metrics: Metrics,
+      private readonly cookies: AuthCookies,
     ) {
       super();
       this.reflector = new RouteMetadataCache(reflector);
@@ -43,10 +41,10 @@ function tokenGuard(strategies: string[], kind: string): Type<IAuthGuard> {
      * Without one sent there is nothing to clear, and the access cookie may still be good.
      */
     private refused(context: ExecutionContext): void {
-      this.metrics?.refreshed('invalid');
+      this.metrics.refreshed('invalid');
       const http = context.switchToHttp();
       if (refreshToken(http.getRequest<HttpRequest>()) !== null)
-        this.cookies?.clear(http.getResponse());
+        this.cookies.clear(http.getResponse());
     }
 
     override canActivate(context: ExecutionContext) {
