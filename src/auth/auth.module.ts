@@ -47,6 +47,8 @@ import { OriginPolicy } from '../common/http/origin.policy';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
+import { PasswordWayIn } from './password.way-in';
+import { SignInMethodsModule } from './sign-in-methods.module';
 
 @Module({
   imports: [
@@ -64,6 +66,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     MfaModule,
     PasskeysModule,
     RedisModule,
+    SignInMethodsModule,
   ],
   controllers: [
     AuthController,
@@ -88,6 +91,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     SecondFactorMethods,
     SecondFactorPolicy,
     PasskeySignIn,
+    PasswordWayIn,
     EmailCodeSignIn,
     CurrentPassword,
     SessionDelivery,
@@ -128,6 +132,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     PasswordChangedNotice,
     SecondFactorCodes,
     SecondFactorPolicy,
+    SignInMethodsModule,
   ],
 })
 export class AuthModule {}

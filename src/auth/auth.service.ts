@@ -10,19 +10,7 @@ import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { MfaChallenges } from '../mfa/mfa-challenges.service';
 import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
-import { FirstFactor } from '../mfa/mfa-challenge.entity';
-import {
-  EMAIL_CODE,
-  EMAIL_CODE_AND_CODE,
-  EMAIL_CODE_AND_PASSKEY,
-  FEDERATED,
-  FEDERATED_AND_CODE,
-  FEDERATED_AND_PASSKEY,
-  PASSWORD,
-  PASSWORD_AND_CODE,
-  PASSWORD_AND_PASSKEY,
-  RefreshClaims,
-} from '../sessions/refresh-claims';
+import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
@@ -36,30 +24,15 @@ import { LogoutScope } from './dto/logout.dto';
 import { RegisterDto } from './dto/register.dto';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
+import { PASSWORD } from './password.way-in';
 import { SecondFactorAnswer, SecondFactorCodes } from './second-factor-codes.service';
 import { LoginSecondStep, SecondFactorMethods } from './second-factor-methods.service';
+import { ProvenStep, SignInMethodRegistry } from './sign-in-methods.registry';
 
 export interface Session {
   user: User;
   tokens: SessionTokens;
 }
-
-/**
- * A session's `amr` by its first step: that step alone, then with a one-time code (from the
- * authenticator app, or a recovery code) or a passkey as the second.
- */
-const AMR: Record<
-  FirstFactor,
-  {
-    alone: readonly string[];
-    withCode: readonly string[];
-    withPasskey: (method: 'hwk' | 'swk') => readonly string[];
-  }
-> = {
-  pwd: { alone: PASSWORD, withCode: PASSWORD_AND_CODE, withPasskey: PASSWORD_AND_PASSKEY },
-  otp: { alone: EMAIL_CODE, withCode: EMAIL_CODE_AND_CODE, withPasskey: EMAIL_CODE_AND_PASSKEY },
-  fed: { alone: FEDERATED, withCode: FEDERATED_AND_CODE, withPasskey: FEDERATED_AND_PASSKEY },
-};
 
 /** A password login of a user with a second factor: the second step is pending. */
 export interface PendingSecondFactor {
@@ -106,6 +79,7 @@ export class AuthService {
     private readonly passkeys: PasskeyAssertions,
     security: SecurityConfig,
     private readonly sso: SsoRequirement,
+    private readonly waysIn: SignInMethodRegistry,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
   }
@@ -262,7 +236,7 @@ export class AuthService {
       await this.audit.recordAlone('login_failed', user.id, client);
       throw new AppException('ACCOUNT_DISABLED');
     }
-    return this.firstStepPassed(user, 'pwd', client, input.email);
+    return this.firstStepPassed(user, { method: PASSWORD }, client, input.email);
   }
 
   /**
@@ -270,24 +244,26 @@ export class AuthService {
    * identity provider's sign-in): the second step when they have a second factor (a provider's
    * own second step, if any, is not something this service can see or vouch for), else the
    * session, and the account's slow-down starts afresh (`typed`: the address its failures were
-   * counted under). Every first step hands over here alike.
+   * counted under). Every first step hands over here alike; its `amr` is the one its way in
+   * registered, and the pending second step keeps it.
    */
   async firstStepPassed(
     user: User,
-    firstFactor: FirstFactor,
+    step: ProvenStep,
     client?: ClientInfo,
     typed = user.email,
   ): Promise<Session | PendingSecondFactor> {
+    const amr = this.waysIn.amrOf(step);
     const methods = await this.secondFactors.of(user.id);
     // The slow-down is not lifted yet: a first step alone must not reset the count of wrong codes.
     if (methods.length > 0) {
       return {
         mfa_required: true,
-        challenge: await this.challenges.issue(user, firstFactor),
+        challenge: await this.challenges.issue(user, amr),
         methods,
       };
     }
-    const session = await this.startSession(user, AMR[firstFactor].alone, client);
+    const session = await this.startSession(user, amr, client);
     await this.backoff.succeeded(typed);
     return session;
   }
@@ -296,27 +272,21 @@ export class AuthService {
    * The second step of a login: the challenge the password step (or an identity provider's
    * sign-in) answered, and a code, a recovery code or a passkey. 401 INVALID_TOKEN for an unknown, used or expired challenge (or
    * one a logout or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code,
-   * counted; 401 INVALID_PASSKEY for a passkey refused. The session it starts is authenticated
-   * by the password and the one-time code (`pwd`, `otp`) or the passkey (`pwd`, `hwk`/`swk`,
-   * `mfa`); after a code by email, by both codes (`otp`, `mfa`) or the code and the passkey
-   * (`otp`, `hwk`/`swk`, `mfa`).
+   * counted; 401 INVALID_PASSKEY for a passkey refused. The session's `amr` joins the two
+   * steps' (SignInMethodRegistry.combine).
    */
   async completeLogin(
     challenge: string,
     answer: SecondStepAnswer,
     client: ClientInfo,
   ): Promise<Session> {
-    const { user, firstFactor } = await this.pending(challenge);
-    const amr = AMR[firstFactor];
-    let methods = amr.withCode;
-    if ('passkey' in answer) {
-      const proven = await this.passkeys.verify('second_factor', user.id, answer.passkey, client);
-      methods = amr.withPasskey(proven.method);
-    } else {
-      await this.codes.confirm(user, answer, client);
-    }
+    const { user, firstAmr } = await this.pending(challenge);
+    const second =
+      'passkey' in answer
+        ? (await this.passkeys.verify('second_factor', user.id, answer.passkey, client)).step
+        : await this.codes.confirm(user, answer, client);
     if (!(await this.challenges.use(challenge))) throw challengeRefused();
-    const session = await this.startSession(user, methods, client);
+    const session = await this.startSession(user, this.waysIn.combine(firstAmr, second), client);
     await this.backoff.succeeded(user.email);
     return session;
   }
@@ -330,14 +300,14 @@ export class AuthService {
     return (await this.pending(challenge)).user;
   }
 
-  private async pending(challenge: string): Promise<{ user: User; firstFactor: FirstFactor }> {
+  private async pending(challenge: string): Promise<{ user: User; firstAmr: readonly string[] }> {
     const opened = await this.challenges.peek(challenge);
     if (!opened) throw challengeRefused();
     const user = await this.users.findById(opened.userId);
     if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) {
       throw challengeRefused();
     }
-    return { user, firstFactor: opened.firstFactor };
+    return { user, firstAmr: opened.firstAmr };
   }
 
   /**

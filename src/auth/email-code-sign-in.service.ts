@@ -5,6 +5,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { EmailCodeConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { isForeignKeyViolation } from '../database/database-errors';
+import { EMAIL_CODE } from '../email-codes/email-code.way-in';
 import { EmailCodes } from '../email-codes/email-codes.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
@@ -120,7 +121,7 @@ export class EmailCodeSignIn {
     const proven = user.emailVerified ? user : await this.markVerified(user, client);
     return this.auth.firstStepPassed(
       proven,
-      'otp',
+      { method: EMAIL_CODE },
       client,
       'email' in proof ? proof.email : undefined,
     );

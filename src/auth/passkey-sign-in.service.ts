@@ -4,9 +4,9 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
 import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
-import { PASSKEY } from '../sessions/refresh-claims';
 import { UsersService } from '../users/users.service';
 import { AuthService, Session } from './auth.service';
+import { SignInMethodRegistry } from './sign-in-methods.registry';
 
 /**
  * Signing in with a passkey, no email typed: the authenticator offers the account's discoverable
@@ -20,6 +20,7 @@ export class PasskeySignIn {
     private readonly auth: AuthService,
     private readonly assertions: PasskeyAssertions,
     private readonly users: UsersService,
+    private readonly waysIn: SignInMethodRegistry,
   ) {}
 
   options(): Promise<PublicKeyCredentialRequestOptionsJSON> {
@@ -39,7 +40,7 @@ export class PasskeySignIn {
     if (!user || user.disabledAt) throw new AppException('INVALID_PASSKEY');
     this.auth.refuseSsoDomain(user.email);
     try {
-      return await this.auth.startSession(user, PASSKEY(proven.method), client);
+      return await this.auth.startSession(user, this.waysIn.amrOf(proven.step), client);
     } catch (error) {
       // Disabled or reset meanwhile: refused as any other passkey fault.
       if (error instanceof AppException && error.code === 'LOGIN_FAILED') {

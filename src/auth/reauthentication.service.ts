@@ -5,21 +5,18 @@ import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
 import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
-import {
-  EMAIL_CODE,
-  FEDERATED,
-  PASSKEY,
-  PASSWORD,
-  RefreshClaims,
-  codeAfterFirstStep,
-} from '../sessions/refresh-claims';
+import { EMAIL_CODE } from '../email-codes/email-code.way-in';
+import { IDENTITY_PROVIDER } from '../identities/identity-provider.way-in';
+import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { AccessTokensService } from '../tokens/access-tokens.service';
 import { User } from '../users/user.entity';
 import { Session } from './auth.service';
 import { CurrentPassword } from './current-password.service';
+import { PASSWORD } from './password.way-in';
 import { ReauthenticationCodes } from './reauthentication-codes.service';
 import { SecondFactorCodes } from './second-factor-codes.service';
+import { SignInMethodRegistry } from './sign-in-methods.registry';
 
 /**
  * What proves the signed-in person is the account's owner, once more: the password, a code of
@@ -59,6 +56,7 @@ export class Reauthentication {
     private readonly accessTokens: AccessTokensService,
     private readonly database: Database,
     private readonly audit: AuditTrail,
+    private readonly waysIn: SignInMethodRegistry,
   ) {}
 
   /** Options for `startAuthentication`, listing the user's passkeys, user verification required. */
@@ -72,10 +70,10 @@ export class Reauthentication {
   }
 
   /**
-   * `amr`: `pwd` for the password; `hwk`/`swk` for a passkey (with user verification, both
-   * factors, as a passkey sign-in); `otp` for a mailed code, as its sign-in says it; for the
-   * authenticator app's code, the session's first step and `otp`, as a login's second step says
-   * it (see `codeAfterFirstStep`).
+   * `amr`: the way in's own, as its sign-in says it (a passkey's with user verification, both
+   * factors); for the authenticator app's code, a second step on top of the session's first
+   * (the first value of its `amr`), as a login's second step says it: never `otp` alone, which
+   * is a mailed code's, so that a client (and MFA_REQUIRED_ROLES) can tell the two apart.
    */
   async reauthenticate(
     user: User,
@@ -86,16 +84,16 @@ export class Reauthentication {
     let methods: readonly string[];
     if ('password' in proof) {
       await this.currentPassword.confirm(user, proof.password);
-      methods = PASSWORD;
+      methods = this.waysIn.amrOf({ method: PASSWORD });
     } else if ('code' in proof) {
-      await this.codes.confirm(user, { code: proof.code }, client);
-      methods = codeAfterFirstStep(session.amr);
+      const step = await this.codes.confirm(user, { code: proof.code }, client);
+      methods = this.waysIn.combine(session.amr?.slice(0, 1), step);
     } else if ('passkey' in proof) {
       const proven = await this.passkeys.verify('reauthentication', user.id, proof.passkey, client);
-      methods = PASSKEY(proven.method);
+      methods = this.waysIn.amrOf(proven.step);
     } else {
       await this.emailCodes.confirm(user, proof.emailCode, client);
-      methods = EMAIL_CODE;
+      methods = this.waysIn.amrOf({ method: EMAIL_CODE });
     }
     return this.renew(user.id, session, methods, client);
   }
@@ -105,7 +103,7 @@ export class Reauthentication {
    * by the provider's round trip): `amr: ["fed"]`.
    */
   federated(userId: string, session: SteppingUp, client: ClientInfo): Promise<Session> {
-    return this.renew(userId, session, FEDERATED, client);
+    return this.renew(userId, session, this.waysIn.amrOf({ method: IDENTITY_PROVIDER }), client);
   }
 
   private async renew(

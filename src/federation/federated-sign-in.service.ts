@@ -11,6 +11,7 @@ import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { Database } from '../database/database.service';
 import { IdentitiesService, IdentityTaken } from '../identities/identities.service';
+import { IDENTITY_PROVIDER } from '../identities/identity-provider.way-in';
 import { MailService } from '../mail/mail.service';
 import { FederationOutcome, Metrics } from '../metrics/metrics.service';
 import { normalizeEmail, USERNAME_PATTERN } from '../users/identity.normalizer';
@@ -187,7 +188,7 @@ export class FederatedSignIn {
     // as much by its password login (403 ACCOUNT_DISABLED) and the audit trail.
     if (user.disabledAt) return refused('PROVIDER_ERROR', `${user.id} is disabled`);
     try {
-      const signedIn = await this.auth.firstStepPassed(user, 'fed', client);
+      const signedIn = await this.auth.firstStepPassed(user, { method: IDENTITY_PROVIDER }, client);
       return 'mfa_required' in signedIn
         ? { kind: 'second_factor', redirectTo, pending: signedIn }
         : { kind: 'session', redirectTo, session: signedIn };

@@ -7,7 +7,7 @@ import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
-import { PasskeysModule } from '../passkeys/passkeys.module';
+import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { UsersModule } from '../users/users.module';
 import { FederatedSignIn } from './federated-sign-in.service';
 import { FinishedFlow } from './finished-flow.entity';
@@ -34,7 +34,7 @@ import { ProviderStepUp } from './provider-step-up.service';
     IdentitiesModule,
     MailModule,
     MetricsModule,
-    PasskeysModule,
+    SignInMethodsModule,
     UsersModule,
     TypeOrmModule.forFeature([FinishedFlow]),
   ],

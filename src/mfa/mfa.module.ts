@@ -10,6 +10,8 @@ import { MfaService } from './mfa.service';
 import { RecoveryCode } from './recovery-code.entity';
 import { SecretBox } from './secret-box';
 import { UserMfa } from './user-mfa.entity';
+import { SignInMethodsModule } from '../auth/sign-in-methods.module';
+import { AuthenticatorAppWayIn } from './authenticator-app.way-in';
 
 /**
  * The second factor: TOTP secrets, recovery codes and login challenges, and the only module that
@@ -22,9 +24,10 @@ import { UserMfa } from './user-mfa.entity';
     ConfigSectionsModule,
     DatabaseModule,
     MailModule,
+    SignInMethodsModule,
     TypeOrmModule.forFeature([UserMfa, RecoveryCode, MfaChallenge]),
   ],
-  providers: [MfaService, MfaChallenges, SecretBox],
+  providers: [AuthenticatorAppWayIn, MfaService, MfaChallenges, SecretBox],
   exports: [MfaService, MfaChallenges],
 })
 export class MfaModule {}

@@ -6,9 +6,11 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
+import { ProvenStep } from '../auth/sign-in-methods.registry';
 import { Metrics } from '../metrics/metrics.service';
 import { hashToken } from '../tokens/token-hash';
 import { AuthenticationResponseDto } from './dto/authentication-response.dto';
+import { PASSKEY } from './passkey.way-in';
 import { Passkey } from './passkey.entity';
 import { transportsOf, userHandleOf } from './passkeys.service';
 import { CeremonyRefused, RelyingParty, challengeOf } from './relying-party';
@@ -24,6 +26,8 @@ export type SignInCeremony = 'sign_in' | 'second_factor' | 'reauthentication';
 export interface ProvenPasskey {
   userId: string;
   method: 'hwk' | 'swk';
+  /** The step, for the session's `amr`. */
+  step: ProvenStep;
 }
 
 /**
@@ -121,10 +125,8 @@ export class PasskeyAssertions {
       );
       await this.moveCounter(passkey, assertion);
       this.metrics.passkey(ceremony, 'ok');
-      return {
-        userId: passkey.userId,
-        method: assertion.deviceType === 'multiDevice' || assertion.backedUp ? 'swk' : 'hwk',
-      };
+      const method = assertion.deviceType === 'multiDevice' || assertion.backedUp ? 'swk' : 'hwk';
+      return { userId: passkey.userId, method, step: { method: PASSKEY, amr: method } };
     } catch (error) {
       if (!(error instanceof CeremonyRefused)) throw error;
       return this.refused(ceremony, error, passkey?.userId ?? userId, client);
