@@ -1,4 +1,4 @@
-import { INestApplication, LoggerService } from '@nestjs/common';
+import { DynamicModule, INestApplication, LoggerService, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,8 @@ export interface BuildOptions {
   logger?: LoggerService;
   /** The service's JSON log lines, written here (LOG_LEVEL applies). */
   logDestination?: DestinationStream;
+  /** Modules of the test's own beside AppModule, as a team adds theirs. */
+  imports?: Array<Type | DynamicModule>;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function buildApp(
   env: Record<string, string>,
   options: BuildOptions = {},
 ): Promise<INestApplication> {
-  let builder = Test.createTestingModule({ imports: [AppModule] })
+  let builder = Test.createTestingModule({ imports: [AppModule, ...(options.imports ?? [])] })
     .overrideProvider(ConfigSource)
     .useValue(
       ConfigSource.isolated({
