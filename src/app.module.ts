@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { PasskeyRoutesModule } from './passkeys/passkey-routes.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
 
@@ -31,6 +32,7 @@ import { AccountModule } from './account/account.module';
     ThrottlingModule,
     AuthModule,
     AccountModule,
+    PasskeyRoutesModule,
     FederationModule,
     AccountRemovalModule,
     AdminModule,

@@ -6,7 +6,6 @@ import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MfaModule } from '../mfa/mfa.module';
-import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -18,13 +17,12 @@ import { PasswordController } from './password.controller';
 import { ProfileController } from './profile.controller';
 import { MfaController } from './mfa.controller';
 import { OwnSessionsService } from './own-sessions.service';
-import { PasskeysController } from './passkeys.controller';
 import { ProfileService } from './profile.service';
 import { SessionsController } from './sessions.controller';
 
 /**
- * The signed-in user's own account: profile, password, email, sessions, second factor and
- * passkeys. AuthModule gives what `@Authenticated()` runs, the cookies, the hasher and the link
+ * The signed-in user's own account: profile, password, email, sessions and second factor (its
+ * passkeys are the passkey module's). AuthModule gives what `@Authenticated()` runs, the cookies, the hasher and the link
  * policy; the rest is imported from the modules that own it.
  */
 @Module({
@@ -36,7 +34,6 @@ import { SessionsController } from './sessions.controller';
     IdentitiesModule,
     MailModule,
     MfaModule,
-    PasskeysModule,
     SessionsModule,
     TokensModule,
     UsersModule,
@@ -47,7 +44,6 @@ import { SessionsController } from './sessions.controller';
     EmailChangeController,
     SessionsController,
     MfaController,
-    PasskeysController,
   ],
   providers: [
     ProfileService,

@@ -30,10 +30,7 @@ import { PasswordChangedNotice } from './password-changed-notice.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { SecondFactorController } from './second-factor.controller';
 import { SecondFactorCodes } from './second-factor-codes.service';
-import { SecondFactorMethods } from './second-factor-methods.service';
 import { SecondFactorPolicy } from './second-factor-policy';
-import { PasskeySignInController } from './passkey-sign-in.controller';
-import { PasskeySignIn } from './passkey-sign-in.service';
 import { ChangeConfirmation } from './change-confirmation.service';
 import { PresentedRefresh } from './presented-refresh.service';
 import { ReauthenticationCodes } from './reauthentication-codes.service';
@@ -72,7 +69,6 @@ import { SignInMethodsModule } from './sign-in-methods.module';
     AuthController,
     SecondFactorController,
     ReauthenticationController,
-    PasskeySignInController,
     EmailCodeSignInController,
     SessionController,
     EmailFlowsController,
@@ -88,9 +84,7 @@ import { SignInMethodsModule } from './sign-in-methods.module';
     ChangeConfirmation,
     PresentedRefresh,
     SecondFactorCodes,
-    SecondFactorMethods,
     SecondFactorPolicy,
-    PasskeySignIn,
     PasswordWayIn,
     EmailCodeSignIn,
     CurrentPassword,

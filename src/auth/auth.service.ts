@@ -26,7 +26,6 @@ import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
 import { PASSWORD } from './password.way-in';
 import { SecondFactorAnswer, SecondFactorCodes } from './second-factor-codes.service';
-import { LoginSecondStep, SecondFactorMethods } from './second-factor-methods.service';
 import { ProvenStep, SignInMethodRegistry } from './sign-in-methods.registry';
 
 export interface Session {
@@ -39,7 +38,8 @@ export interface PendingSecondFactor {
   mfa_required: true;
   /** Single use, five minutes: `POST /auth/mfa/verify` takes it with a code or a passkey. */
   challenge: string;
-  methods: LoginSecondStep[];
+  /** The second steps the user can take (`passkey`, `totp`, `recovery_code`), as registered. */
+  methods: string[];
 }
 
 /** A login's second step: a code typed, or a passkey's answer to `/auth/mfa/passkey/options`. */
@@ -73,7 +73,6 @@ export class AuthService {
     private readonly audit: AuditTrail,
     private readonly backoff: LoginBackoff,
     private readonly afterAnswer: AfterAnswer,
-    private readonly secondFactors: SecondFactorMethods,
     private readonly challenges: MfaChallenges,
     private readonly codes: SecondFactorCodes,
     private readonly passkeys: PasskeyAssertions,
@@ -254,7 +253,7 @@ export class AuthService {
     typed = user.email,
   ): Promise<Session | PendingSecondFactor> {
     const amr = this.waysIn.amrOf(step);
-    const methods = await this.secondFactors.of(user.id);
+    const methods = await this.waysIn.secondStepsOf(user.id);
     // The slow-down is not lifted yet: a first step alone must not reset the count of wrong codes.
     if (methods.length > 0) {
       return {

@@ -27,6 +27,11 @@ export interface WayIn {
    * until the end; absent when it is not the account's to lose (a code mailed to any address).
    */
   heldBy?: (manager: EntityManager, userId: string) => Promise<number>;
+  /**
+   * As a login's second step: the answers it takes from this user, as a sign-in page offers them
+   * (`passkey`; `totp`, `recovery_code`), none when the user has not enrolled it.
+   */
+  secondStepsOf?: (userId: string) => Promise<string[]>;
 }
 
 /** What one step of a sign-in proved: the way in, and its variant's `amr` value when it has several. */
@@ -73,6 +78,17 @@ export class SignInMethodRegistry {
       if (way.heldBy) counts.set(way.id, await way.heldBy(manager, userId));
     }
     return new HeldWaysIn(counts);
+  }
+
+  /**
+   * The second steps a user can take after a first, in order (the phishing-resistant passkey
+   * first): none when they have no second factor. A user with one must take a second step, and
+   * counts as enrolled for MFA_REQUIRED_ROLES.
+   */
+  async secondStepsOf(userId: string): Promise<string[]> {
+    const ways = this.ordered().filter((way) => way.secondStepsOf);
+    const offered = await Promise.all(ways.map((way) => way.secondStepsOf!(userId)));
+    return offered.flat();
   }
 
   /** A step's `amr`: its variant's value, or the way in's own. */

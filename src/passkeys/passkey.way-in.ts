@@ -6,7 +6,8 @@ export const PASSKEY = 'passkey';
 
 /**
  * Passkeys as a way in: always offered; verified by its person, two factors alone (`hwk` bound
- * to its hardware, `swk` synced, RFC 8176); held as many times as the account has passkeys.
+ * to its hardware, `swk` synced, RFC 8176); held as many times as the account has passkeys; a
+ * second step for a user who has one.
  */
 @Injectable()
 export class PasskeyWayIn implements OnModuleInit {
@@ -24,6 +25,7 @@ export class PasskeyWayIn implements OnModuleInit {
       listed: true,
       enabled: () => true,
       heldBy: (manager, userId) => this.passkeys.lockedCount(manager, userId),
+      secondStepsOf: async (userId) => ((await this.passkeys.hasAny(userId)) ? [PASSKEY] : []),
     });
   }
 }

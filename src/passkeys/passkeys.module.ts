@@ -16,8 +16,8 @@ import { PasskeyWayIn } from './passkey.way-in';
 
 /**
  * Passkeys (WebAuthn): users' credentials and the challenges of ceremonies in progress, and the
- * only module that touches their tables. No routes of its own: sign-in and the second step
- * (AuthModule) and the account page (AccountModule) use its services under their own guards.
+ * only module that touches their tables; registered with the core as a way in. Its routes are
+ * PasskeyRoutesModule's.
  */
 @Module({
   imports: [

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
-import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
+import { AuthService, Session } from '../auth/auth.service';
+import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { UsersService } from '../users/users.service';
-import { AuthService, Session } from './auth.service';
-import { SignInMethodRegistry } from './sign-in-methods.registry';
+import { AuthenticationResponseDto } from './dto/authentication-response.dto';
+import { PasskeyAssertions } from './passkey-assertions.service';
 
 /**
  * Signing in with a passkey, no email typed: the authenticator offers the account's discoverable
