@@ -14,7 +14,7 @@ import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { PasskeyRoutesModule } from './passkeys/passkey-routes.module';
+import { PasskeysModule } from './passkeys/passkeys.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
 
@@ -32,7 +32,7 @@ import { AccountModule } from './account/account.module';
     ThrottlingModule,
     AuthModule,
     AccountModule,
-    PasskeyRoutesModule,
+    PasskeysModule,
     FederationModule,
     AccountRemovalModule,
     AdminModule,

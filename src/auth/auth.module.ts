@@ -8,7 +8,6 @@ import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MfaModule } from '../mfa/mfa.module';
-import { PasskeysModule } from '../passkeys/passkeys.module';
 import { RedisModule } from '../redis/redis.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -61,7 +60,6 @@ import { SignInMethodsModule } from './sign-in-methods.module';
     MailModule,
     MetricsModule,
     MfaModule,
-    PasskeysModule,
     RedisModule,
     SignInMethodsModule,
   ],

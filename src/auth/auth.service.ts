@@ -9,11 +9,9 @@ import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { MfaChallenges } from '../mfa/mfa-challenges.service';
-import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
-import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';
 
@@ -26,7 +24,7 @@ import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
 import { PASSWORD } from './password.way-in';
 import { SecondFactorAnswer, SecondFactorCodes } from './second-factor-codes.service';
-import { ProvenStep, SignInMethodRegistry } from './sign-in-methods.registry';
+import { ProvenStep, RegisteredAnswer, SignInMethodRegistry } from './sign-in-methods.registry';
 
 export interface Session {
   user: User;
@@ -42,8 +40,8 @@ export interface PendingSecondFactor {
   methods: string[];
 }
 
-/** A login's second step: a code typed, or a passkey's answer to `/auth/mfa/passkey/options`. */
-export type SecondStepAnswer = SecondFactorAnswer | { passkey: AuthenticationResponseDto };
+/** A login's second step: a code typed, or the answer of a way in registered (a passkey's). */
+export type SecondStepAnswer = SecondFactorAnswer | RegisteredAnswer;
 
 export interface Registration {
   user: User;
@@ -75,7 +73,6 @@ export class AuthService {
     private readonly afterAnswer: AfterAnswer,
     private readonly challenges: MfaChallenges,
     private readonly codes: SecondFactorCodes,
-    private readonly passkeys: PasskeyAssertions,
     security: SecurityConfig,
     private readonly sso: SsoRequirement,
     private readonly waysIn: SignInMethodRegistry,
@@ -281,9 +278,10 @@ export class AuthService {
   ): Promise<Session> {
     const { user, firstAmr } = await this.pending(challenge);
     const second =
-      'passkey' in answer
-        ? (await this.passkeys.verify('second_factor', user.id, answer.passkey, client)).step
+      'other' in answer
+        ? await this.waysIn.check(user, answer, 'second_factor', client)
         : await this.codes.confirm(user, answer, client);
+    if (!second) throw new Error('No sign-in method takes this second step');
     if (!(await this.challenges.use(challenge))) throw challengeRefused();
     const session = await this.startSession(user, this.waysIn.combine(firstAmr, second), client);
     await this.backoff.succeeded(user.email);

@@ -27,6 +27,7 @@ export class PasswordWayIn implements OnModuleInit {
         const user = await this.users.findIn(manager, userId);
         return user && hasPassword(user) ? 1 : 0;
       },
+      stepUpFor: (user) => Promise.resolve(hasPassword(user)),
     });
   }
 }

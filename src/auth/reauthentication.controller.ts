@@ -15,7 +15,6 @@ import {
   STORED,
 } from '../openapi/api-responses.decorator';
 import { ApiAccessToken } from '../openapi/security-schemes';
-import { PasskeyRequestOptionsDataModel } from '../passkeys/passkey.view';
 import { User } from '../users/user.entity';
 import { ReauthenticateDto } from './dto/reauthenticate.dto';
 import { AccessTokenGuard } from './guards/token.guard';
@@ -26,9 +25,9 @@ import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 
 /**
  * A fresh authentication of a session already signed in (step-up), with any proof the account
- * has: the password, the authenticator app, a passkey, a mailed code (these routes), or a fresh
- * sign-in at a linked identity provider (`GET /auth/reauthenticate/providers/:id/start`, in
- * FederationModule). Only the access token is needed: a user whose role must enrol a second
+ * has: the password, the authenticator app, a passkey, a mailed code (these routes; a passkey's
+ * options are the passkey module's), or a fresh sign-in at a linked identity provider
+ * (`GET /auth/reauthenticate/providers/:id/start`, in FederationModule). Only the access token is needed: a user whose role must enrol a second
  * factor, or show it, steps up here too.
  */
 @ApiTags('auth')
@@ -93,27 +92,6 @@ export class ReauthenticationController {
     return this.sessions.deliver(res, session, delivery, 'Authenticated again');
   }
 
-  @Post('passkey/options')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'beginPasskeyReauthentication',
-    summary: 'Options for a step-up with one of your passkeys',
-    description:
-      "WebAuthn's `PublicKeyCredentialRequestOptionsJSON` for `startAuthentication` of " +
-      "@simplewebauthn/browser, listing the signed-in account's passkeys, user verification " +
-      'required (the passkey alone confirms the person); send its answer to `POST ' +
-      '/auth/reauthenticate` as `passkey`. Its challenge is good once, for five minutes, for ' +
-      'this account only. Takes no body.',
-  })
-  @ApiEnvelope(200, 'Confirm with your passkey', { data: PasskeyRequestOptionsDataModel })
-  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
-  async passkeyOptions(
-    @RequestUser() user: User,
-  ): Promise<Envelope<PasskeyRequestOptionsDataModel>> {
-    const options = await this.reauthentication.passkeyOptions(user);
-    return ok('Confirm with your passkey', { options: { ...options } });
-  }
-
   @Post('email-code')
   @HttpCode(200)
   @ApiOperation({
@@ -155,6 +133,7 @@ export class ReauthenticationController {
 function proofOf(body: ReauthenticateDto): IdentityProof {
   if (body.password !== undefined) return { password: body.password };
   if (body.code !== undefined) return { code: body.code };
-  if (body.passkey !== undefined) return { passkey: body.passkey };
-  return { emailCode: body.email_code! };
+  if (body.email_code !== undefined) return { emailCode: body.email_code };
+  // A passkey's answer goes to the way in that registered its field.
+  return { other: { ...body } };
 }

@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
-import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
 import { EMAIL_CODE } from '../email-codes/email-code.way-in';
 import { IDENTITY_PROVIDER } from '../identities/identity-provider.way-in';
 import { RefreshClaims } from '../sessions/refresh-claims';
@@ -16,19 +13,16 @@ import { CurrentPassword } from './current-password.service';
 import { PASSWORD } from './password.way-in';
 import { ReauthenticationCodes } from './reauthentication-codes.service';
 import { SecondFactorCodes } from './second-factor-codes.service';
-import { SignInMethodRegistry } from './sign-in-methods.registry';
+import { RegisteredAnswer, SignInMethodRegistry } from './sign-in-methods.registry';
 
 /**
  * What proves the signed-in person is the account's owner, once more: the password, a code of
- * the authenticator app, a passkey's answer to `POST /auth/reauthenticate/passkey/options`, or
- * a code mailed by `POST /auth/reauthenticate/email-code`. (A fresh sign-in at a linked identity
- * provider proves it too, through its round trip: `federated`.)
+ * the authenticator app, a code mailed by `POST /auth/reauthenticate/email-code`, or the answer
+ * of a way in registered (a passkey's to `POST /auth/reauthenticate/passkey/options`). (A fresh
+ * sign-in at a linked identity provider proves it too, through its round trip: `federated`.)
  */
 export type IdentityProof =
-  | { password: string }
-  | { code: string }
-  | { passkey: AuthenticationResponseDto }
-  | { emailCode: string };
+  { password: string } | { code: string } | { emailCode: string } | RegisteredAnswer;
 
 /** The signed-in session being authenticated again. */
 export interface SteppingUp {
@@ -50,7 +44,6 @@ export class Reauthentication {
   constructor(
     private readonly currentPassword: CurrentPassword,
     private readonly codes: SecondFactorCodes,
-    private readonly passkeys: PasskeyAssertions,
     private readonly emailCodes: ReauthenticationCodes,
     private readonly sessions: SessionsService,
     private readonly accessTokens: AccessTokensService,
@@ -58,11 +51,6 @@ export class Reauthentication {
     private readonly audit: AuditTrail,
     private readonly waysIn: SignInMethodRegistry,
   ) {}
-
-  /** Options for `startAuthentication`, listing the user's passkeys, user verification required. */
-  passkeyOptions(user: User): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    return this.passkeys.reauthenticationOptions(user.id);
-  }
 
   /** Mails a step-up code to the account's address; answers its lifetime in seconds. */
   sendEmailCode(user: User, client: ClientInfo): Promise<number> {
@@ -88,12 +76,13 @@ export class Reauthentication {
     } else if ('code' in proof) {
       const step = await this.codes.confirm(user, { code: proof.code }, client);
       methods = this.waysIn.combine(session.amr?.slice(0, 1), step);
-    } else if ('passkey' in proof) {
-      const proven = await this.passkeys.verify('reauthentication', user.id, proof.passkey, client);
-      methods = this.waysIn.amrOf(proven.step);
-    } else {
+    } else if ('emailCode' in proof) {
       await this.emailCodes.confirm(user, proof.emailCode, client);
       methods = this.waysIn.amrOf({ method: EMAIL_CODE });
+    } else {
+      const step = await this.waysIn.check(user, proof, 'reauthentication', client);
+      if (!step) throw new Error('No sign-in method takes this proof');
+      methods = this.waysIn.amrOf(step);
     }
     return this.renew(user.id, session, methods, client);
   }

@@ -55,12 +55,13 @@ export class SecondFactorController {
     @Client() client: ClientInfo,
   ) {
     exactlyOne(body, ['code', 'recovery_code', 'passkey']);
+    // A passkey's answer goes to the way in that registered its field.
     const answer =
-      body.passkey !== undefined
-        ? { passkey: body.passkey }
-        : body.code !== undefined
-          ? { code: body.code }
-          : { recoveryCode: body.recovery_code! };
+      body.code !== undefined
+        ? { code: body.code }
+        : body.recovery_code !== undefined
+          ? { recoveryCode: body.recovery_code }
+          : { other: { ...body } };
     const session = await this.auth.completeLogin(body.challenge, answer, client);
     return this.sessions.deliver(res, session, delivery, 'Login successful');
   }

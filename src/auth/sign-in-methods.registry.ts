@@ -1,6 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppException } from '../common/errors/app.exception';
+import { ClientInfo } from '../common/http/request-context';
+import { User } from '../users/user.entity';
+
+/** Where an answer is checked: a login's second step, or a step-up of a signed-in session. */
+export type StepPurpose = 'second_factor' | 'reauthentication';
+
+/** The answer field a way in takes (a passkey's `passkey`), and its check. */
+export interface AnswerCheck {
+  field: string;
+  /** The step the answer proved for `user`; a refusal is the way in's own error. */
+  check(user: User, value: unknown, purpose: StepPurpose, client: ClientInfo): Promise<ProvenStep>;
+}
+
+/** An answer (a request's body) for whichever way in registered the field it carries. */
+export interface RegisteredAnswer {
+  other: Readonly<Record<string, unknown>>;
+}
 
 /**
  * A way into an account, as its module registers it (in its `onModuleInit`): the core reads
@@ -32,6 +49,10 @@ export interface WayIn {
    * (`passkey`; `totp`, `recovery_code`), none when the user has not enrolled it.
    */
   secondStepsOf?: (userId: string) => Promise<string[]>;
+  /** Its check, when it answers a second step or a step-up through the core's routes. */
+  answers?: AnswerCheck;
+  /** Whether the user can step a session up with it (their profile lists it). */
+  stepUpFor?: (user: User) => Promise<boolean>;
 }
 
 /** What one step of a sign-in proved: the way in, and its variant's `amr` value when it has several. */
@@ -89,6 +110,30 @@ export class SignInMethodRegistry {
     const ways = this.ordered().filter((way) => way.secondStepsOf);
     const offered = await Promise.all(ways.map((way) => way.secondStepsOf!(userId)));
     return offered.flat();
+  }
+
+  /**
+   * Checks an answer by the way in whose field it carries: the step it proved, or undefined when
+   * no way in registered any of its fields.
+   */
+  async check(
+    user: User,
+    answer: RegisteredAnswer,
+    purpose: StepPurpose,
+    client: ClientInfo,
+  ): Promise<ProvenStep | undefined> {
+    const way = this.ordered().find(
+      (candidate) => candidate.answers && answer.other[candidate.answers.field] !== undefined,
+    );
+    if (!way?.answers) return undefined;
+    return way.answers.check(user, answer.other[way.answers.field], purpose, client);
+  }
+
+  /** The ways in the user can step a session up with, by id. */
+  async stepUpsOf(user: User): Promise<Set<string>> {
+    const ways = this.ordered().filter((way) => way.stepUpFor);
+    const held = await Promise.all(ways.map((way) => way.stepUpFor!(user)));
+    return new Set(ways.filter((_way, index) => held[index]).map((way) => way.id));
   }
 
   /** A step's `amr`: its variant's value, or the way in's own. */

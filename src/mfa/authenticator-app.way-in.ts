@@ -24,6 +24,7 @@ export class AuthenticatorAppWayIn implements OnModuleInit {
       listed: false,
       enabled: () => true,
       secondStepsOf: (userId) => this.mfa.methodsOf(userId),
+      stepUpFor: async (user) => (await this.mfa.methodsOf(user.id)).length > 0,
     });
   }
 }

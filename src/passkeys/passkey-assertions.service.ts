@@ -6,11 +6,9 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { ProvenStep } from '../auth/sign-in-methods.registry';
 import { Metrics } from '../metrics/metrics.service';
 import { hashToken } from '../tokens/token-hash';
 import { AuthenticationResponseDto } from './dto/authentication-response.dto';
-import { PASSKEY } from './passkey.way-in';
 import { Passkey } from './passkey.entity';
 import { transportsOf, userHandleOf } from './passkeys.service';
 import { CeremonyRefused, RelyingParty, challengeOf } from './relying-party';
@@ -26,8 +24,6 @@ export type SignInCeremony = 'sign_in' | 'second_factor' | 'reauthentication';
 export interface ProvenPasskey {
   userId: string;
   method: 'hwk' | 'swk';
-  /** The step, for the session's `amr`. */
-  step: ProvenStep;
 }
 
 /**
@@ -126,7 +122,7 @@ export class PasskeyAssertions {
       await this.moveCounter(passkey, assertion);
       this.metrics.passkey(ceremony, 'ok');
       const method = assertion.deviceType === 'multiDevice' || assertion.backedUp ? 'swk' : 'hwk';
-      return { userId: passkey.userId, method, step: { method: PASSKEY, amr: method } };
+      return { userId: passkey.userId, method };
     } catch (error) {
       if (!(error instanceof CeremonyRefused)) throw error;
       return this.refused(ceremony, error, passkey?.userId ?? userId, client);

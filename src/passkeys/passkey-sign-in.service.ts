@@ -7,6 +7,7 @@ import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { UsersService } from '../users/users.service';
 import { AuthenticationResponseDto } from './dto/authentication-response.dto';
 import { PasskeyAssertions } from './passkey-assertions.service';
+import { PASSKEY } from './passkey.way-in';
 
 /**
  * Signing in with a passkey, no email typed: the authenticator offers the account's discoverable
@@ -40,7 +41,11 @@ export class PasskeySignIn {
     if (!user || user.disabledAt) throw new AppException('INVALID_PASSKEY');
     this.auth.refuseSsoDomain(user.email);
     try {
-      return await this.auth.startSession(user, this.waysIn.amrOf(proven.step), client);
+      return await this.auth.startSession(
+        user,
+        this.waysIn.amrOf({ method: PASSKEY, amr: proven.method }),
+        client,
+      );
     } catch (error) {
       // Disabled or reset meanwhile: refused as any other passkey fault.
       if (error instanceof AppException && error.code === 'LOGIN_FAILED') {

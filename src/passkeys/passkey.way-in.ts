@@ -1,5 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
+import { AuthenticationResponseDto } from './dto/authentication-response.dto';
+import { PasskeyAssertions } from './passkey-assertions.service';
 import { PasskeysService } from './passkeys.service';
 
 export const PASSKEY = 'passkey';
@@ -7,13 +9,14 @@ export const PASSKEY = 'passkey';
 /**
  * Passkeys as a way in: always offered; verified by its person, two factors alone (`hwk` bound
  * to its hardware, `swk` synced, RFC 8176); held as many times as the account has passkeys; a
- * second step for a user who has one.
+ * second step and a step-up for a user who has one, answered in the `passkey` field.
  */
 @Injectable()
 export class PasskeyWayIn implements OnModuleInit {
   constructor(
     private readonly registry: SignInMethodRegistry,
     private readonly passkeys: PasskeysService,
+    private readonly assertions: PasskeyAssertions,
   ) {}
 
   onModuleInit(): void {
@@ -26,6 +29,15 @@ export class PasskeyWayIn implements OnModuleInit {
       enabled: () => true,
       heldBy: (manager, userId) => this.passkeys.lockedCount(manager, userId),
       secondStepsOf: async (userId) => ((await this.passkeys.hasAny(userId)) ? [PASSKEY] : []),
+      stepUpFor: (user) => this.passkeys.hasAny(user.id),
+      answers: {
+        field: 'passkey',
+        check: async (user, value, purpose, client) => {
+          const response = value as AuthenticationResponseDto;
+          const proven = await this.assertions.verify(purpose, user.id, response, client);
+          return { method: PASSKEY, amr: proven.method };
+        },
+      },
     });
   }
 }
