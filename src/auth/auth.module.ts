@@ -43,7 +43,10 @@ import { OriginPolicy } from '../common/http/origin.policy';
 import { PasswordHasher } from './hashing/password-hasher.service';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
+import { PasswordLogin } from './password-login.service';
 import { PasswordWayIn } from './password.way-in';
+import { RegistrationMails } from './registration-mails.service';
+import { RegistrationService } from './registration.service';
 import { SignInMethodsModule } from './sign-in-methods.module';
 
 @Module({
@@ -76,6 +79,9 @@ import { SignInMethodsModule } from './sign-in-methods.module';
   providers: [
     AfterAnswer,
     AuthService,
+    PasswordLogin,
+    RegistrationMails,
+    RegistrationService,
     Reauthentication,
     ReauthenticationCodes,
     ReauthenticationMethods,
@@ -103,8 +109,9 @@ import { SignInMethodsModule } from './sign-in-methods.module';
   // Account management also confirms passwords (counting wrong ones as login does), checks
   // emailed-link URLs, sends the reset mail and the password-changed notice, and clears the
   // cookies of a session it ends.
-  // Other ways in (identity providers) start their sessions through AuthService, as login does,
-  // and step a session up through Reauthentication. A change only the owner may make is
+  // Other ways in (passkeys, identity providers) start their sessions through AuthService, as
+  // login does, and register with SignInMethodRegistry; a provider steps a session up through
+  // Reauthentication. A change only the owner may make is
   // confirmed by ChangeConfirmation; a profile lists the proofs (ReauthenticationMethods).
   exports: [
     ChangeConfirmation,
