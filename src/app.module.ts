@@ -9,6 +9,7 @@ import { AppValidationPipe } from './common/validation/app-validation.pipe';
 import { ConfigSectionsModule } from './config/config.module';
 import { SecurityConfig } from './config/config.sections';
 import { DatabaseModule } from './database/database.module';
+import { EmailCodesModule } from './email-codes/email-codes.module';
 import { FederationModule } from './federation/federation.module';
 import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
@@ -33,6 +34,7 @@ import { AccountModule } from './account/account.module';
     AuthModule,
     AccountModule,
     PasskeysModule,
+    EmailCodesModule,
     FederationModule,
     AccountRemovalModule,
     AdminModule,

@@ -5,7 +5,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { Database } from '../database/database.service';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from '../auth/sso-requirement';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';

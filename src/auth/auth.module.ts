@@ -3,7 +3,6 @@ import { PassportModule } from '@nestjs/passport';
 import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { EmailCodesModule } from '../email-codes/email-codes.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -18,8 +17,6 @@ import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CurrentPassword } from './current-password.service';
-import { EmailCodeSignInController } from './email-code-sign-in.controller';
-import { EmailCodeSignIn } from './email-code-sign-in.service';
 import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
@@ -32,7 +29,6 @@ import { SecondFactorCodes } from './second-factor-codes.service';
 import { SecondFactorPolicy } from './second-factor-policy';
 import { ChangeConfirmation } from './change-confirmation.service';
 import { PresentedRefresh } from './presented-refresh.service';
-import { ReauthenticationCodes } from './reauthentication-codes.service';
 import { ReauthenticationController } from './reauthentication.controller';
 import { ReauthenticationMethods } from './reauthentication-methods.service';
 import { Reauthentication } from './reauthentication.service';
@@ -48,6 +44,7 @@ import { PasswordWayIn } from './password.way-in';
 import { RegistrationMails } from './registration-mails.service';
 import { RegistrationService } from './registration.service';
 import { SignInMethodsModule } from './sign-in-methods.module';
+import { SsoRequirement } from './sso-requirement';
 
 @Module({
   imports: [
@@ -55,7 +52,6 @@ import { SignInMethodsModule } from './sign-in-methods.module';
     PassportModule,
     ConfigSectionsModule,
     DatabaseModule,
-    EmailCodesModule,
     IdentitiesModule,
     UsersModule,
     SessionsModule,
@@ -70,7 +66,6 @@ import { SignInMethodsModule } from './sign-in-methods.module';
     AuthController,
     SecondFactorController,
     ReauthenticationController,
-    EmailCodeSignInController,
     SessionController,
     EmailFlowsController,
     LinkPagesController,
@@ -83,14 +78,12 @@ import { SignInMethodsModule } from './sign-in-methods.module';
     RegistrationMails,
     RegistrationService,
     Reauthentication,
-    ReauthenticationCodes,
     ReauthenticationMethods,
     ChangeConfirmation,
     PresentedRefresh,
     SecondFactorCodes,
     SecondFactorPolicy,
     PasswordWayIn,
-    EmailCodeSignIn,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,
@@ -101,6 +94,7 @@ import { SignInMethodsModule } from './sign-in-methods.module';
     AuthCookies,
     ApplicationUrlPolicy,
     PasswordHasher,
+    SsoRequirement,
     AccessTokenStrategy,
     RefreshTokenStrategy,
     OriginPolicy,
@@ -128,10 +122,12 @@ import { SignInMethodsModule } from './sign-in-methods.module';
     LoginBackoff,
     ApplicationUrlPolicy,
     EmailFlowsService,
+    MailboxProof,
     PasswordChangedNotice,
     SecondFactorCodes,
     SecondFactorPolicy,
     SignInMethodsModule,
+    SsoRequirement,
   ],
 })
 export class AuthModule {}

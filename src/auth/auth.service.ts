@@ -3,7 +3,7 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from './sso-requirement';
 import { MfaChallenges } from '../mfa/mfa-challenges.service';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from './sso-requirement';
 import { UsersService } from '../users/users.service';
 import { AuthService, PendingSecondFactor, Session } from './auth.service';
 import { LoginDto } from './dto/login.dto';

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { EMAIL_CODE } from '../email-codes/email-code.way-in';
 import { IDENTITY_PROVIDER } from '../identities/identity-provider.way-in';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
@@ -11,18 +10,16 @@ import { User } from '../users/user.entity';
 import { Session } from './auth.service';
 import { CurrentPassword } from './current-password.service';
 import { PASSWORD } from './password.way-in';
-import { ReauthenticationCodes } from './reauthentication-codes.service';
 import { SecondFactorCodes } from './second-factor-codes.service';
 import { RegisteredAnswer, SignInMethodRegistry } from './sign-in-methods.registry';
 
 /**
  * What proves the signed-in person is the account's owner, once more: the password, a code of
- * the authenticator app, a code mailed by `POST /auth/reauthenticate/email-code`, or the answer
- * of a way in registered (a passkey's to `POST /auth/reauthenticate/passkey/options`). (A fresh
+ * the authenticator app, or the answer of a way in registered (a passkey's to `POST
+ * /auth/reauthenticate/passkey/options`, a code mailed by `POST /auth/reauthenticate/email-code`). (A fresh
  * sign-in at a linked identity provider proves it too, through its round trip: `federated`.)
  */
-export type IdentityProof =
-  { password: string } | { code: string } | { emailCode: string } | RegisteredAnswer;
+export type IdentityProof = { password: string } | { code: string } | RegisteredAnswer;
 
 /** The signed-in session being authenticated again. */
 export interface SteppingUp {
@@ -44,18 +41,12 @@ export class Reauthentication {
   constructor(
     private readonly currentPassword: CurrentPassword,
     private readonly codes: SecondFactorCodes,
-    private readonly emailCodes: ReauthenticationCodes,
     private readonly sessions: SessionsService,
     private readonly accessTokens: AccessTokensService,
     private readonly database: Database,
     private readonly audit: AuditTrail,
     private readonly waysIn: SignInMethodRegistry,
   ) {}
-
-  /** Mails a step-up code to the account's address; answers its lifetime in seconds. */
-  sendEmailCode(user: User, client: ClientInfo): Promise<number> {
-    return this.emailCodes.send(user, client);
-  }
 
   /**
    * `amr`: the way in's own, as its sign-in says it (a passkey's with user verification, both
@@ -76,9 +67,6 @@ export class Reauthentication {
     } else if ('code' in proof) {
       const step = await this.codes.confirm(user, { code: proof.code }, client);
       methods = this.waysIn.combine(session.amr?.slice(0, 1), step);
-    } else if ('emailCode' in proof) {
-      await this.emailCodes.confirm(user, proof.emailCode, client);
-      methods = this.waysIn.amrOf({ method: EMAIL_CODE });
     } else {
       const step = await this.waysIn.check(user, proof, 'reauthentication', client);
       if (!step) throw new Error('No sign-in method takes this proof');

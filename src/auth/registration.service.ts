@@ -4,7 +4,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from './sso-requirement';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';

@@ -10,6 +10,8 @@ export type StepPurpose = 'second_factor' | 'reauthentication';
 /** The answer field a way in takes (a passkey's `passkey`), and its check. */
 export interface AnswerCheck {
   field: string;
+  /** Where it is taken: a mailed step-up code is no login's second step. */
+  purposes: readonly StepPurpose[];
   /** The step the answer proved for `user`; a refusal is the way in's own error. */
   check(user: User, value: unknown, purpose: StepPurpose, client: ClientInfo): Promise<ProvenStep>;
 }
@@ -123,7 +125,9 @@ export class SignInMethodRegistry {
     client: ClientInfo,
   ): Promise<ProvenStep | undefined> {
     const way = this.ordered().find(
-      (candidate) => candidate.answers && answer.other[candidate.answers.field] !== undefined,
+      (candidate) =>
+        candidate.answers?.purposes.includes(purpose) &&
+        answer.other[candidate.answers.field] !== undefined,
     );
     if (!way?.answers) return undefined;
     return way.answers.check(user, answer.other[way.answers.field], purpose, client);

@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { EmailCodeConfig, FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
+import { ReauthenticationCodes } from './reauthentication-codes.service';
 
 export const EMAIL_CODE = 'email_code';
 
@@ -10,7 +11,7 @@ export const EMAIL_CODE = 'email_code';
  * name for proving a mailbox; `otp` is the closest, as OpenID providers use it for mailed codes.
  * Any address can be mailed, so it is not a way in an account could lose; every account steps up
  * with a mailed code (whatever EMAIL_CODE_LOGIN says), but for a domain that must sign in
- * through its provider.
+ * through its provider (a code of its own, mailed by `POST /auth/reauthenticate/email-code`).
  */
 @Injectable()
 export class EmailCodeWayIn implements OnModuleInit {
@@ -18,6 +19,7 @@ export class EmailCodeWayIn implements OnModuleInit {
     private readonly registry: SignInMethodRegistry,
     private readonly config: EmailCodeConfig,
     private readonly federation: FederationConfig,
+    private readonly stepUpCodes: ReauthenticationCodes,
   ) {}
 
   onModuleInit(): void {
@@ -29,6 +31,14 @@ export class EmailCodeWayIn implements OnModuleInit {
       enabled: () => this.config.enabled,
       stepUpFor: (user) =>
         Promise.resolve(requiredProviderFor(this.federation.providers, user.email) === undefined),
+      answers: {
+        field: 'email_code',
+        purposes: ['reauthentication'],
+        check: async (user, value, _purpose, client) => {
+          await this.stepUpCodes.confirm(user, value as string, client);
+          return { method: EMAIL_CODE };
+        },
+      },
     });
   }
 }

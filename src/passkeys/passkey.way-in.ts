@@ -32,6 +32,7 @@ export class PasskeyWayIn implements OnModuleInit {
       stepUpFor: (user) => this.passkeys.hasAny(user.id),
       answers: {
         field: 'passkey',
+        purposes: ['second_factor', 'reauthentication'],
         check: async (user, value, purpose, client) => {
           const response = value as AuthenticationResponseDto;
           const proven = await this.assertions.verify(purpose, user.id, response, client);

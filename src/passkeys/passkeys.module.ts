@@ -5,7 +5,6 @@ import { AuthModule } from '../auth/auth.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesModule } from '../identities/identities.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { UsersModule } from '../users/users.module';
 import { PasskeyAssertions } from './passkey-assertions.service';
@@ -33,7 +32,6 @@ import { WebAuthnChallenges } from './webauthn-challenges.service';
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,
-    IdentitiesModule,
     MetricsModule,
     SignInMethodsModule,
     UsersModule,

@@ -8,7 +8,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from '../auth/sso-requirement';
 import { hashToken } from '../tokens/token-hash';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { User } from '../users/user.entity';
