@@ -15,6 +15,7 @@ import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { MfaModule } from './mfa/mfa.module';
 import { PasskeysModule } from './passkeys/passkeys.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
@@ -35,6 +36,7 @@ import { AccountModule } from './account/account.module';
     AccountModule,
     PasskeysModule,
     EmailCodesModule,
+    MfaModule,
     FederationModule,
     AccountRemovalModule,
     AdminModule,

@@ -5,7 +5,6 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
-import { MfaModule } from '../mfa/mfa.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -15,14 +14,13 @@ import { EmailChangeUndoService } from './email-change-undo.service';
 import { PasswordChangeService } from './password-change.service';
 import { PasswordController } from './password.controller';
 import { ProfileController } from './profile.controller';
-import { MfaController } from './mfa.controller';
 import { OwnSessionsService } from './own-sessions.service';
 import { ProfileService } from './profile.service';
 import { SessionsController } from './sessions.controller';
 
 /**
- * The signed-in user's own account: profile, password, email, sessions and second factor (its
- * passkeys are the passkey module's). AuthModule gives what `@Authenticated()` runs, the cookies, the hasher and the link
+ * The signed-in user's own account: profile, password, email and sessions (its passkeys and
+ * second factor are their modules'). AuthModule gives what `@Authenticated()` runs, the cookies, the hasher and the link
  * policy; the rest is imported from the modules that own it.
  */
 @Module({
@@ -33,18 +31,11 @@ import { SessionsController } from './sessions.controller';
     DatabaseModule,
     IdentitiesModule,
     MailModule,
-    MfaModule,
     SessionsModule,
     TokensModule,
     UsersModule,
   ],
-  controllers: [
-    ProfileController,
-    PasswordController,
-    EmailChangeController,
-    SessionsController,
-    MfaController,
-  ],
+  controllers: [ProfileController, PasswordController, EmailChangeController, SessionsController],
   providers: [
     ProfileService,
     PasswordChangeService,

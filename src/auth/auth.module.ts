@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
-import { MfaModule } from '../mfa/mfa.module';
 import { RedisModule } from '../redis/redis.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -21,11 +21,12 @@ import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
 import { MailboxProof } from './mailbox-proof.service';
+import { MfaChallenge } from './mfa-challenge.entity';
+import { MfaChallenges } from './mfa-challenges.service';
 import { LinkPagesController } from './link-pages.controller';
 import { PasswordChangedNotice } from './password-changed-notice.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { SecondFactorController } from './second-factor.controller';
-import { SecondFactorCodes } from './second-factor-codes.service';
 import { SecondFactorPolicy } from './second-factor-policy';
 import { ChangeConfirmation } from './change-confirmation.service';
 import { PresentedRefresh } from './presented-refresh.service';
@@ -58,9 +59,9 @@ import { SsoRequirement } from './sso-requirement';
     TokensModule,
     MailModule,
     MetricsModule,
-    MfaModule,
     RedisModule,
     SignInMethodsModule,
+    TypeOrmModule.forFeature([MfaChallenge]),
   ],
   controllers: [
     AuthController,
@@ -74,6 +75,7 @@ import { SsoRequirement } from './sso-requirement';
   providers: [
     AfterAnswer,
     AuthService,
+    MfaChallenges,
     PasswordLogin,
     RegistrationMails,
     RegistrationService,
@@ -81,7 +83,6 @@ import { SsoRequirement } from './sso-requirement';
     ReauthenticationMethods,
     ChangeConfirmation,
     PresentedRefresh,
-    SecondFactorCodes,
     SecondFactorPolicy,
     PasswordWayIn,
     CurrentPassword,
@@ -124,7 +125,6 @@ import { SsoRequirement } from './sso-requirement';
     EmailFlowsService,
     MailboxProof,
     PasswordChangedNotice,
-    SecondFactorCodes,
     SecondFactorPolicy,
     SignInMethodsModule,
     SsoRequirement,

@@ -4,7 +4,6 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { SsoRequirement } from './sso-requirement';
-import { MfaChallenges } from '../mfa/mfa-challenges.service';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
@@ -12,8 +11,8 @@ import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { LogoutScope } from './dto/logout.dto';
 import { LoginBackoff } from './login-backoff.service';
-import { SecondFactorAnswer, SecondFactorCodes } from './second-factor-codes.service';
-import { ProvenStep, RegisteredAnswer, SignInMethodRegistry } from './sign-in-methods.registry';
+import { MfaChallenges } from './mfa-challenges.service';
+import { Answer, ProvenStep, SignInMethodRegistry } from './sign-in-methods.registry';
 
 export interface Session {
   user: User;
@@ -28,9 +27,6 @@ export interface PendingSecondFactor {
   /** The second steps the user can take (`passkey`, `totp`, `recovery_code`), as registered. */
   methods: string[];
 }
-
-/** A login's second step: a code typed, or the answer of a way in registered (a passkey's). */
-export type SecondStepAnswer = SecondFactorAnswer | RegisteredAnswer;
 
 /**
  * The session core: what every way in shares. A first step hands over here (the second step
@@ -48,7 +44,6 @@ export class AuthService {
     private readonly audit: AuditTrail,
     private readonly backoff: LoginBackoff,
     private readonly challenges: MfaChallenges,
-    private readonly codes: SecondFactorCodes,
     private readonly sso: SsoRequirement,
     private readonly waysIn: SignInMethodRegistry,
   ) {}
@@ -98,17 +93,9 @@ export class AuthService {
    * counted; 401 INVALID_PASSKEY for a passkey refused. The session's `amr` joins the two
    * steps' (SignInMethodRegistry.combine).
    */
-  async completeLogin(
-    challenge: string,
-    answer: SecondStepAnswer,
-    client: ClientInfo,
-  ): Promise<Session> {
+  async completeLogin(challenge: string, answer: Answer, client: ClientInfo): Promise<Session> {
     const { user, firstAmr } = await this.pending(challenge);
-    const second =
-      'other' in answer
-        ? await this.waysIn.check(user, answer, 'second_factor', client)
-        : await this.codes.confirm(user, answer, client);
-    if (!second) throw new Error('No sign-in method takes this second step');
+    const second = await this.waysIn.check(user, answer, 'second_factor', client);
     if (!(await this.challenges.use(challenge))) throw challengeRefused();
     const session = await this.startSession(user, this.waysIn.combine(firstAmr, second), client);
     await this.backoff.succeeded(user.email);

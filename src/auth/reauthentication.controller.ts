@@ -10,7 +10,7 @@ import { User } from '../users/user.entity';
 import { ReauthenticateDto } from './dto/reauthenticate.dto';
 import { AccessTokenGuard } from './guards/token.guard';
 import { PresentedRefresh } from './presented-refresh.service';
-import { IdentityProof, Reauthentication, SteppingUp } from './reauthentication.service';
+import { Reauthentication, SteppingUp } from './reauthentication.service';
 import { SessionDelivery } from './session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 
@@ -77,7 +77,8 @@ export class ReauthenticationController {
     const session = await this.reauthentication.reauthenticate(
       user,
       this.steppingUp(req),
-      proofOf(body),
+      // The proof goes to the way in that registered its field.
+      { ...body },
       client,
     );
     return this.sessions.deliver(res, session, delivery, 'Authenticated again');
@@ -86,11 +87,4 @@ export class ReauthenticationController {
   private steppingUp(req: HttpRequest): SteppingUp {
     return { id: req.sessionId!, amr: req.amr, presented: this.refresh.of(req) };
   }
-}
-
-function proofOf(body: ReauthenticateDto): IdentityProof {
-  if (body.password !== undefined) return { password: body.password };
-  if (body.code !== undefined) return { code: body.code };
-  // A passkey's answer, or a mailed code's, goes to the way in that registered its field.
-  return { other: { ...body } };
 }

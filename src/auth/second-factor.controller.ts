@@ -55,14 +55,8 @@ export class SecondFactorController {
     @Client() client: ClientInfo,
   ) {
     exactlyOne(body, ['code', 'recovery_code', 'passkey']);
-    // A passkey's answer goes to the way in that registered its field.
-    const answer =
-      body.code !== undefined
-        ? { code: body.code }
-        : body.recovery_code !== undefined
-          ? { recoveryCode: body.recovery_code }
-          : { other: { ...body } };
-    const session = await this.auth.completeLogin(body.challenge, answer, client);
+    // The answer goes to the way in that registered its field (the app's code, a passkey).
+    const session = await this.auth.completeLogin(body.challenge, { ...body }, client);
     return this.sessions.deliver(res, session, delivery, 'Login successful');
   }
 }

@@ -1,5 +1,7 @@
 import { AppException } from '../common/errors/app.exception';
-import { SignInMethodRegistry, WayIn } from './sign-in-methods.registry';
+import { ClientInfo } from '../common/http/request-context';
+import { User } from '../users/user.entity';
+import { SignInMethodRegistry, StepPurpose, WayIn } from './sign-in-methods.registry';
 import { showsSecondFactor } from './second-factor-policy';
 
 /** The service's ways in as their modules register them (amr and order only). */
@@ -57,6 +59,54 @@ describe('SignInMethodRegistry', () => {
     off.register({ id: 'b', order: 2, amr: ['x'], listed: true, enabled: () => false });
     off.register({ id: 'a', order: 1, amr: ['y'], listed: true, enabled: () => true });
     expect(off.listed()).toEqual(['a']);
+  });
+
+  // The step-ups' values before they were computed (test/reauthentication pins them).
+  it.each([
+    [['pwd', 'hwk', 'mfa'], { method: 'password' }, ['pwd']],
+    [['pwd'], { method: 'passkey', amr: 'swk' }, ['swk']],
+    [['fed'], { method: 'email_code' }, ['otp']],
+    [['fed'], { method: 'identity_provider' }, ['fed']],
+    [['pwd', 'hwk', 'mfa'], { method: 'totp' }, ['pwd', 'otp']],
+    [['otp'], { method: 'totp' }, ['otp', 'mfa']],
+    [['hwk'], { method: 'totp' }, ['hwk', 'otp', 'mfa']],
+    [undefined, { method: 'totp' }, ['otp']],
+  ])('a session of %j stepped up by %j says %j', (session, step, amr) => {
+    expect(ways.stepUpAmr(session, step)).toEqual(amr);
+  });
+
+  it('hands an answer to the way in that registered its field, for that purpose only', async () => {
+    const checked: string[] = [];
+    const answering = new SignInMethodRegistry();
+    const way = (id: string, order: number, fields: string[], purposes: StepPurpose[]) =>
+      answering.register({
+        id,
+        order,
+        amr: [id],
+        listed: true,
+        enabled: () => true,
+        answers: {
+          fields,
+          purposes,
+          check: (_user, answer) => {
+            checked.push(`${id}:${JSON.stringify(answer)}`);
+            return Promise.resolve({ method: id });
+          },
+        },
+      });
+    way('app', 2, ['code', 'recovery_code'], ['second_factor', 'reauthentication']);
+    way('mailed', 1, ['email_code'], ['reauthentication']);
+    const user = {} as User;
+    const client = {} as ClientInfo;
+    const body = { challenge: 'c', code: undefined, recovery_code: 'r' };
+    expect(await answering.check(user, body, 'second_factor', client)).toEqual({ method: 'app' });
+    expect(checked).toEqual(['app:{"challenge":"c","recovery_code":"r"}']);
+    await expect(
+      answering.check(user, { email_code: '123456' }, 'second_factor', client),
+    ).rejects.toThrow(/No sign-in method/);
+    expect(
+      await answering.check(user, { email_code: '123456' }, 'reauthentication', client),
+    ).toEqual({ method: 'mailed' });
   });
 
   it('refuses a way in registered twice', () => {

@@ -7,18 +7,16 @@ import { User } from '../users/user.entity';
 /** Where an answer is checked: a login's second step, or a step-up of a signed-in session. */
 export type StepPurpose = 'second_factor' | 'reauthentication';
 
-/** The answer field a way in takes (a passkey's `passkey`), and its check. */
+/** A request body's fields, as the route's DTO validated them. */
+export type Answer = Readonly<Record<string, unknown>>;
+
+/** The answer fields a way in takes (a passkey's `passkey`), and its check. */
 export interface AnswerCheck {
-  field: string;
+  fields: readonly string[];
   /** Where it is taken: a mailed step-up code is no login's second step. */
   purposes: readonly StepPurpose[];
-  /** The step the answer proved for `user`; a refusal is the way in's own error. */
-  check(user: User, value: unknown, purpose: StepPurpose, client: ClientInfo): Promise<ProvenStep>;
-}
-
-/** An answer (a request's body) for whichever way in registered the field it carries. */
-export interface RegisteredAnswer {
-  other: Readonly<Record<string, unknown>>;
+  /** The step `answer` proved for `user`; a refusal is the way in's own error. */
+  check(user: User, answer: Answer, purpose: StepPurpose, client: ClientInfo): Promise<ProvenStep>;
 }
 
 /**
@@ -39,7 +37,10 @@ export interface WayIn {
   multiFactor?: boolean;
   /** Offered by this service (its configuration). */
   enabled(): boolean;
-  /** A way in of its own for `GET /auth/sign-in-methods`; a second step only is not. */
+  /**
+   * A way in of its own (listed by `GET /auth/sign-in-methods`); a second step only is not, and
+   * a step-up by it is said on top of the session's first step.
+   */
   listed: boolean;
   /**
    * How many of it the user holds, read inside the caller's transaction with its rows locked
@@ -115,22 +116,33 @@ export class SignInMethodRegistry {
   }
 
   /**
-   * Checks an answer by the way in whose field it carries: the step it proved, or undefined when
-   * no way in registered any of its fields.
+   * Checks an answer (a second step's, a step-up's) by the way in whose field it carries, the
+   * first in order (the route takes exactly one): the step it proved.
    */
   async check(
     user: User,
-    answer: RegisteredAnswer,
+    answer: Answer,
     purpose: StepPurpose,
     client: ClientInfo,
-  ): Promise<ProvenStep | undefined> {
+  ): Promise<ProvenStep> {
     const way = this.ordered().find(
       (candidate) =>
         candidate.answers?.purposes.includes(purpose) &&
-        answer.other[candidate.answers.field] !== undefined,
+        candidate.answers.fields.some((field) => answer[field] !== undefined),
     );
-    if (!way?.answers) return undefined;
-    return way.answers.check(user, answer.other[way.answers.field], purpose, client);
+    if (!way?.answers) throw new Error('No sign-in method takes this answer');
+    return way.answers.check(user, answer, purpose, client);
+  }
+
+  /**
+   * A step-up's `amr`: a way in of its own says its own, as its sign-in does; a second step only
+   * (the app's code) is said on top of the session's first step (the first value of its `amr`),
+   * as a login's second step says it: never `otp` alone, which is a mailed code's.
+   */
+  stepUpAmr(sessionAmr: readonly string[] | undefined, step: ProvenStep): readonly string[] {
+    return this.get(step.method).listed
+      ? this.amrOf(step)
+      : this.combine(sessionAmr?.slice(0, 1), step);
   }
 
   /** The ways in the user can step a session up with, by id. */

@@ -32,10 +32,10 @@ export class EmailCodeWayIn implements OnModuleInit {
       stepUpFor: (user) =>
         Promise.resolve(requiredProviderFor(this.federation.providers, user.email) === undefined),
       answers: {
-        field: 'email_code',
+        fields: ['email_code'],
         purposes: ['reauthentication'],
-        check: async (user, value, _purpose, client) => {
-          await this.stepUpCodes.confirm(user, value as string, client);
+        check: async (user, answer, _purpose, client) => {
+          await this.stepUpCodes.confirm(user, answer.email_code as string, client);
           return { method: EMAIL_CODE };
         },
       },

@@ -31,10 +31,10 @@ export class PasskeyWayIn implements OnModuleInit {
       secondStepsOf: async (userId) => ((await this.passkeys.hasAny(userId)) ? [PASSKEY] : []),
       stepUpFor: (user) => this.passkeys.hasAny(user.id),
       answers: {
-        field: 'passkey',
+        fields: ['passkey'],
         purposes: ['second_factor', 'reauthentication'],
-        check: async (user, value, purpose, client) => {
-          const response = value as AuthenticationResponseDto;
+        check: async (user, answer, purpose, client) => {
+          const response = answer.passkey as AuthenticationResponseDto;
           const proven = await this.assertions.verify(purpose, user.id, response, client);
           return { method: PASSKEY, amr: proven.method };
         },

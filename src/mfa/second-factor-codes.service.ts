@@ -3,11 +3,9 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Metrics } from '../metrics/metrics.service';
-import { AUTHENTICATOR_APP } from '../mfa/authenticator-app.way-in';
-import { MfaService, invalidCode } from '../mfa/mfa.service';
+import { LoginBackoff } from '../auth/login-backoff.service';
 import { User } from '../users/user.entity';
-import { LoginBackoff } from './login-backoff.service';
-import { ProvenStep } from './sign-in-methods.registry';
+import { MfaService, invalidCode } from './mfa.service';
 
 /** What a user typed for their second factor: a code from the app, or a recovery code. */
 export type SecondFactorAnswer = { code: string } | { recoveryCode: string };
@@ -28,7 +26,7 @@ export class SecondFactorCodes {
   ) {}
 
   /** 429 while the account waits; 401 INVALID_MFA_CODE for a wrong or used code. */
-  async confirm(user: User, answer: SecondFactorAnswer, client: ClientInfo): Promise<ProvenStep> {
+  async confirm(user: User, answer: SecondFactorAnswer, client: ClientInfo): Promise<void> {
     await this.refuseWhileWaiting(user);
     const method = 'code' in answer ? 'totp' : 'recovery_code';
     const accepted =
@@ -37,7 +35,6 @@ export class SecondFactorCodes {
         : await this.mfa.useRecoveryCode(user, answer.recoveryCode, client);
     this.metrics.secondFactor(method, accepted ? 'ok' : 'failed');
     if (!accepted) await this.refused(user, client);
-    return { method: AUTHENTICATOR_APP };
   }
 
   /** Enrolment's first code, from the pending secret; counted as any other code. */
