@@ -15,6 +15,7 @@ import { FederationStates } from './federation-states.service';
 import { FederationController } from './federation.controller';
 import { FlowCookie } from './flow-cookie';
 import { IdentitiesController } from './identities.controller';
+import { IdentityAccounts } from './identity-accounts.service';
 import { IdentityLinks } from './identity-links.service';
 import { ProviderClients } from './provider-clients.service';
 import { ProviderStepUpController } from './provider-step-up.controller';
@@ -43,6 +44,7 @@ import { ProviderStepUp } from './provider-step-up.service';
     FederatedSignIn,
     FederationStates,
     FlowCookie,
+    IdentityAccounts,
     IdentityLinks,
     ProviderClients,
     ProviderStepUp,
