@@ -9,11 +9,14 @@ import { AppValidationPipe } from './common/validation/app-validation.pipe';
 import { ConfigSectionsModule } from './config/config.module';
 import { SecurityConfig } from './config/config.sections';
 import { DatabaseModule } from './database/database.module';
+import { EmailCodesModule } from './email-codes/email-codes.module';
 import { FederationModule } from './federation/federation.module';
 import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { MfaModule } from './mfa/mfa.module';
+import { PasskeysModule } from './passkeys/passkeys.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
 
@@ -31,6 +34,9 @@ import { AccountModule } from './account/account.module';
     ThrottlingModule,
     AuthModule,
     AccountModule,
+    PasskeysModule,
+    EmailCodesModule,
+    MfaModule,
     FederationModule,
     AccountRemovalModule,
     AdminModule,

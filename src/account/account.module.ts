@@ -5,8 +5,6 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
-import { MfaModule } from '../mfa/mfa.module';
-import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -16,16 +14,15 @@ import { EmailChangeUndoService } from './email-change-undo.service';
 import { PasswordChangeService } from './password-change.service';
 import { PasswordController } from './password.controller';
 import { ProfileController } from './profile.controller';
-import { MfaController } from './mfa.controller';
 import { OwnSessionsService } from './own-sessions.service';
-import { PasskeysController } from './passkeys.controller';
 import { ProfileService } from './profile.service';
 import { SessionsController } from './sessions.controller';
 
 /**
- * The signed-in user's own account: profile, password, email, sessions, second factor and
- * passkeys, behind the global guard (`@Authenticated()`). AuthModule gives the cookies, the
- * hasher and the link policy; the rest is imported from the modules that own it.
+ * The signed-in user's own account: profile, password, email and sessions (its passkeys and
+ * second factor are their modules'), behind the global guard (`@Authenticated()`). AuthModule
+ * gives the cookies, the hasher and the link policy; the rest is imported from the modules that
+ * own it.
  */
 @Module({
   imports: [
@@ -35,20 +32,11 @@ import { SessionsController } from './sessions.controller';
     DatabaseModule,
     IdentitiesModule,
     MailModule,
-    MfaModule,
-    PasskeysModule,
     SessionsModule,
     TokensModule,
     UsersModule,
   ],
-  controllers: [
-    ProfileController,
-    PasswordController,
-    EmailChangeController,
-    SessionsController,
-    MfaController,
-    PasskeysController,
-  ],
+  controllers: [ProfileController, PasswordController, EmailChangeController, SessionsController],
   providers: [
     ProfileService,
     PasswordChangeService,

@@ -6,7 +6,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from '../auth/sso-requirement';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { invalidLink } from '../tokens/invalid-link';

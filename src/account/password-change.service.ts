@@ -5,14 +5,14 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { Database } from '../database/database.service';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from '../auth/sso-requirement';
 import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
-import { PASSWORD } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { CurrentPassword } from '../auth/current-password.service';
+import { PASSWORD_AMR } from '../auth/password.way-in';
 import { PasswordChangedNotice } from '../auth/password-changed-notice.service';
 
 export interface PasswordChanged {
@@ -79,7 +79,7 @@ export class PasswordChangeService {
       await this.verificationTokens.retireOlder(manager, userId, 'password_reset');
       await this.verificationTokens.retireOlder(manager, userId, 'email_change');
       // The caller proved the password just now: a session authenticated by it.
-      const refresh = await this.sessions.start(manager, userId, PASSWORD, client);
+      const refresh = await this.sessions.start(manager, userId, PASSWORD_AMR, client);
       await this.audit.record(manager, 'password_changed', userId, client, {
         sessionId: refresh.family,
       });

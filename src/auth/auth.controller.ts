@@ -20,7 +20,9 @@ import {
   STORED,
 } from '../openapi/api-responses.decorator';
 import { AuthCookies } from './auth-cookies.service';
-import { AuthService, Registration } from './auth.service';
+import { AuthService } from './auth.service';
+import { PasswordLogin } from './password-login.service';
+import { Registration, RegistrationService } from './registration.service';
 import { SessionDelivery } from './session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 import { LoginDto } from './dto/login.dto';
@@ -59,6 +61,8 @@ export class AuthController {
     private readonly auth: AuthService,
     private readonly cookies: AuthCookies,
     private readonly sessions: SessionDelivery,
+    private readonly registration: RegistrationService,
+    private readonly passwordLogin: PasswordLogin,
   ) {}
 
   @Post('register')
@@ -90,7 +94,7 @@ export class AuthController {
     ...STORED,
   )
   async register(@Body() body: RegisterDto, @Client() client: ClientInfo): Promise<UserEnvelope> {
-    const { user, mail } = await this.auth.register(body, client);
+    const { user, mail } = await this.registration.register(body, client);
     return ok(REGISTERED[mail], { user: publicUser(user) });
   }
 
@@ -126,7 +130,7 @@ export class AuthController {
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
-    const result = await this.auth.login(body, client);
+    const result = await this.passwordLogin.login(body, client);
     if ('mfa_required' in result) return ok('Second factor required', result);
     return this.sessions.deliver(res, result, delivery, 'Login successful');
   }

@@ -1,15 +1,13 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { EmailCodesModule } from '../email-codes/email-codes.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
-import { MfaModule } from '../mfa/mfa.module';
-import { PasskeysModule } from '../passkeys/passkeys.module';
 import { RedisModule } from '../redis/redis.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -20,24 +18,19 @@ import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CurrentPassword } from './current-password.service';
-import { EmailCodeSignInController } from './email-code-sign-in.controller';
-import { EmailCodeSignIn } from './email-code-sign-in.service';
 import { EmailFlowsController } from './email-flows.controller';
 import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
 import { MailboxProof } from './mailbox-proof.service';
+import { MfaChallenge } from './mfa-challenge.entity';
+import { MfaChallenges } from './mfa-challenges.service';
 import { LinkPagesController } from './link-pages.controller';
 import { PasswordChangedNotice } from './password-changed-notice.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { SecondFactorController } from './second-factor.controller';
-import { SecondFactorCodes } from './second-factor-codes.service';
-import { SecondFactorMethods } from './second-factor-methods.service';
 import { SecondFactorPolicy } from './second-factor-policy';
-import { PasskeySignInController } from './passkey-sign-in.controller';
-import { PasskeySignIn } from './passkey-sign-in.service';
 import { ChangeConfirmation } from './change-confirmation.service';
 import { PresentedRefresh } from './presented-refresh.service';
-import { ReauthenticationCodes } from './reauthentication-codes.service';
 import { ReauthenticationController } from './reauthentication.controller';
 import { ReauthenticationMethods } from './reauthentication-methods.service';
 import { Reauthentication } from './reauthentication.service';
@@ -53,6 +46,12 @@ import { SecondFactorGuard } from './guards/second-factor.guard';
 import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
+import { PasswordLogin } from './password-login.service';
+import { PasswordWayIn } from './password.way-in';
+import { RegistrationMails } from './registration-mails.service';
+import { RegistrationService } from './registration.service';
+import { SignInMethodsModule } from './sign-in-methods.module';
+import { SsoRequirement } from './sso-requirement';
 
 @Module({
   imports: [
@@ -60,23 +59,20 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     PassportModule,
     ConfigSectionsModule,
     DatabaseModule,
-    EmailCodesModule,
     IdentitiesModule,
     UsersModule,
     SessionsModule,
     TokensModule,
     MailModule,
     MetricsModule,
-    MfaModule,
-    PasskeysModule,
     RedisModule,
+    SignInMethodsModule,
+    TypeOrmModule.forFeature([MfaChallenge]),
   ],
   controllers: [
     AuthController,
     SecondFactorController,
     ReauthenticationController,
-    PasskeySignInController,
-    EmailCodeSignInController,
     SessionController,
     EmailFlowsController,
     LinkPagesController,
@@ -85,16 +81,16 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   providers: [
     AfterAnswer,
     AuthService,
+    MfaChallenges,
+    PasswordLogin,
+    RegistrationMails,
+    RegistrationService,
     Reauthentication,
-    ReauthenticationCodes,
     ReauthenticationMethods,
     ChangeConfirmation,
     PresentedRefresh,
-    SecondFactorCodes,
-    SecondFactorMethods,
     SecondFactorPolicy,
-    PasskeySignIn,
-    EmailCodeSignIn,
+    PasswordWayIn,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,
@@ -105,6 +101,7 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     AuthCookies,
     ApplicationUrlPolicy,
     PasswordHasher,
+    SsoRequirement,
     AccessTokenStrategy,
     RefreshTokenStrategy,
     OriginPolicy,
@@ -122,14 +119,17 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
   // signed-in routes needs only the decorators. Account management confirms passwords (counting
   // wrong ones as login does), checks emailed-link URLs, sends the password-changed notice,
   // delivers and clears the cookies of the sessions it renews or ends, and confirms changes only
-  // the owner may make; identity providers start sessions through AuthService and step them up
-  // through Reauthentication; administrators send the reset mail.
+  // the owner may make; a second step counts wrong codes as login does (LoginBackoff); other ways
+  // in (passkeys, email codes, identity providers) register with SignInMethodRegistry and start
+  // sessions through AuthService; a provider steps a session up through Reauthentication;
+  // administrators send the reset mail.
   exports: [
     AfterAnswer,
     ApplicationUrlPolicy,
     AuthCookies,
     AuthService,
     ChangeConfirmation,
+    LoginBackoff,
     CurrentPassword,
     EmailFlowsService,
     PasswordChangedNotice,
@@ -137,8 +137,10 @@ import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
     PresentedRefresh,
     Reauthentication,
     ReauthenticationMethods,
-    SecondFactorCodes,
     SessionDelivery,
+    MailboxProof,
+    SignInMethodsModule,
+    SsoRequirement,
   ],
 })
 export class AuthModule {}

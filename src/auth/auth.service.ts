@@ -1,232 +1,52 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { MailConfig, SecurityConfig } from '../config/config.sections';
-import { SsoRequirement } from '../identities/sso-requirement';
 import { Database } from '../database/database.service';
-import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
-import { MailDeliveryError, MailService } from '../mail/mail.service';
-import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
-import { MfaChallenges } from '../mfa/mfa-challenges.service';
-import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
-import { FirstFactor } from '../mfa/mfa-challenge.entity';
-import {
-  EMAIL_CODE,
-  EMAIL_CODE_AND_CODE,
-  EMAIL_CODE_AND_PASSKEY,
-  FEDERATED,
-  FEDERATED_AND_CODE,
-  FEDERATED_AND_PASSKEY,
-  PASSWORD,
-  PASSWORD_AND_CODE,
-  PASSWORD_AND_PASSKEY,
-  RefreshClaims,
-} from '../sessions/refresh-claims';
+import { SsoRequirement } from './sso-requirement';
+import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
-import { VerificationTokensService } from '../tokens/verification-tokens.service';
-import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
+import { AccessTokensService, SessionTokens } from '../tokens/access-tokens.service';
 import { User } from '../users/user.entity';
-import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';
-
-import { AfterAnswer } from './after-answer.service';
-import { ApplicationUrlPolicy } from './application-url.policy';
-import { LoginDto } from './dto/login.dto';
+import { UsersService } from '../users/users.service';
 import { LogoutScope } from './dto/logout.dto';
-import { RegisterDto } from './dto/register.dto';
-import { PasswordHasher } from './hashing/password-hasher.service';
 import { LoginBackoff } from './login-backoff.service';
-import { SecondFactorAnswer, SecondFactorCodes } from './second-factor-codes.service';
-import { LoginSecondStep, SecondFactorMethods } from './second-factor-methods.service';
+import { MfaChallenges } from './mfa-challenges.service';
+import { Answer, ProvenStep, SignInMethodRegistry } from './sign-in-methods.registry';
 
 export interface Session {
   user: User;
   tokens: SessionTokens;
 }
 
-/**
- * A session's `amr` by its first step: that step alone, then with a one-time code (from the
- * authenticator app, or a recovery code) or a passkey as the second.
- */
-const AMR: Record<
-  FirstFactor,
-  {
-    alone: readonly string[];
-    withCode: readonly string[];
-    withPasskey: (method: 'hwk' | 'swk') => readonly string[];
-  }
-> = {
-  pwd: { alone: PASSWORD, withCode: PASSWORD_AND_CODE, withPasskey: PASSWORD_AND_PASSKEY },
-  otp: { alone: EMAIL_CODE, withCode: EMAIL_CODE_AND_CODE, withPasskey: EMAIL_CODE_AND_PASSKEY },
-  fed: { alone: FEDERATED, withCode: FEDERATED_AND_CODE, withPasskey: FEDERATED_AND_PASSKEY },
-};
-
 /** A password login of a user with a second factor: the second step is pending. */
 export interface PendingSecondFactor {
   mfa_required: true;
   /** Single use, five minutes: `POST /auth/mfa/verify` takes it with a code or a passkey. */
   challenge: string;
-  methods: LoginSecondStep[];
+  /** The second steps the user can take (`passkey`, `totp`, `recovery_code`), as registered. */
+  methods: string[];
 }
 
-/** A login's second step: a code typed, or a passkey's answer to `/auth/mfa/passkey/options`. */
-export type SecondStepAnswer = SecondFactorAnswer | { passkey: AuthenticationResponseDto };
-
-export interface Registration {
-  user: User;
-  /**
-   * What became of the verification mail; the account exists whatever it says. `queued`: it goes
-   * out after the answer (ACCOUNT_ENUMERATION_PROTECTION), if the address has a free slot.
-   */
-  mail: 'sent' | 'failed' | 'capped' | 'queued';
-}
-
+/**
+ * The session core: what every way in shares. A first step hands over here (the second step
+ * when the user has one, else the session), the second step completes it, and sessions start,
+ * refresh and end here. It names no way in: `amr` and the second steps come from what the ways
+ * in registered.
+ */
 @Injectable()
 export class AuthService {
-  private readonly logger = new Logger(AuthService.name);
-  private readonly hideAccounts: boolean;
-
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
-    private readonly hasher: PasswordHasher,
     private readonly accessTokens: AccessTokensService,
     private readonly sessions: SessionsService,
-    private readonly verificationTokens: VerificationTokensService,
-    private readonly mail: MailService,
-    private readonly cap: MailRecipientCap,
-    private readonly mailConfig: MailConfig,
-    private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly audit: AuditTrail,
     private readonly backoff: LoginBackoff,
-    private readonly afterAnswer: AfterAnswer,
-    private readonly secondFactors: SecondFactorMethods,
     private readonly challenges: MfaChallenges,
-    private readonly codes: SecondFactorCodes,
-    private readonly passkeys: PasskeyAssertions,
-    security: SecurityConfig,
     private readonly sso: SsoRequirement,
-  ) {
-    this.hideAccounts = security.accountEnumerationProtection;
-  }
-
-  /**
-   * The account and its verification token are written together or not at all. The email goes
-   * out after the commit: if it cannot be sent the account stays (a retry would otherwise be
-   * refused as a duplicate) and the user can ask for the email again.
-   *
-   * With ACCOUNT_ENUMERATION_PROTECTION the answer does not depend on the address: the mail goes
-   * out after the answer, and a taken email (with a free username) is answered with a user built
-   * as a new one would be but never stored, while the address's owner is told by mail. Both
-   * paths hash the password and try the insert, so they take about as long. A taken username is
-   * still 409: usernames are shown to other people, hiding one would protect nothing.
-   */
-  async register(input: RegisterDto, client?: ClientInfo): Promise<Registration> {
-    // An account of such a domain is made by its provider's first sign-in, never with a password.
-    this.refuseSsoDomain(input.email);
-    const applicationUrl = this.applicationUrls.check(
-      input.emailConfig?.applicationUrl,
-      'emailConfig.applicationUrl',
-    );
-    const passwordHash = await this.hasher.hash(input.password);
-    let created: { user: User; token: string };
-    try {
-      created = await this.database.transaction(async (manager) => {
-        const user = await this.users.create(manager, { ...input, passwordHash });
-        await this.audit.record(manager, 'registered', user.id, client);
-        const token = await this.verificationTokens.issue(
-          manager,
-          user.id,
-          'email_verification',
-          this.mailConfig.verificationTtl,
-        );
-        return { user, token };
-      });
-    } catch (error) {
-      if (!(error instanceof DuplicateUserError)) throw error;
-      if (this.hideAccounts && error.conflict === 'email' && !error.usernameTaken) {
-        return this.answerAsNew({ ...input, passwordHash }, client);
-      }
-      const field = error.conflict === 'email' && !this.hideAccounts ? 'email' : 'username';
-      const message =
-        field === 'email'
-          ? 'An account with this email already exists'
-          : 'This username is already taken';
-      // The field in `details`, as for invalid input: a form marks it without reading `message`.
-      throw new AppException('REGISTRATION_FAILED', { message, details: [{ field, message }] });
-    }
-    const { user, token } = created;
-    if (this.hideAccounts) {
-      this.afterAnswer.run('A verification email', client, async () => {
-        await this.mailVerification(user, token, applicationUrl, client);
-      });
-      return { user, mail: 'queued' };
-    }
-    return { user, mail: await this.mailVerification(user, token, applicationUrl, client) };
-  }
-
-  /**
-   * Registration's verification mail: counted with the resends, but never a reason to refuse the
-   * account, which is created; the mail can be asked for again once the address has a free slot.
-   */
-  private async mailVerification(
-    user: User,
-    token: string,
-    applicationUrl: string | undefined,
-    client: ClientInfo | undefined,
-  ): Promise<Registration['mail']> {
-    if ((await this.cap.reserve('verification', user.email)) > 0) {
-      await this.verificationTokens.discard(token).catch(() => {
-        // Never sent, so nobody holds it; it expires unused.
-      });
-      this.logger.warn({
-        requestId: client?.requestId,
-        msg: `Verification email for ${user.id} not sent: its address has had too many lately`,
-      });
-      return 'capped';
-    }
-    try {
-      await this.mail.sendVerificationEmail({
-        to: user.email,
-        username: user.username,
-        token,
-        applicationUrl,
-        ttl: this.mailConfig.verificationTtl,
-      });
-      return 'sent';
-    } catch (error) {
-      if (!(error instanceof MailDeliveryError)) throw error;
-      this.logger.warn({
-        requestId: client?.requestId,
-        msg: `Verification email for ${user.id} not sent (${error.reason}); the user can request it again`,
-      });
-      return 'failed';
-    }
-  }
-
-  /**
-   * A taken email under ACCOUNT_ENUMERATION_PROTECTION: the answer a new account would get (a
-   * fresh random id, as real ones have, that no account will ever have been given), and after
-   * it a notice to the address, counted as the verification mail a new account would take.
-   */
-  private answerAsNew(input: NewUser, client: ClientInfo | undefined): Registration {
-    const user = this.users.build(input);
-    this.afterAnswer.run('A registration-attempt notice', client, async () => {
-      if ((await this.cap.reserve('verification', input.email, 'registration_attempt')) > 0) {
-        return;
-      }
-      const owner = await this.users.findByEmail(input.email);
-      // Deleted in the meantime: nobody to tell.
-      if (!owner) return;
-      await this.mail.sendRegistrationAttemptNotice({
-        to: owner.email,
-        username: owner.username,
-        at: new Date(),
-        ip: client?.ip,
-      });
-    });
-    return { user, mail: 'queued' };
-  }
+    private readonly waysIn: SignInMethodRegistry,
+  ) {}
 
   /**
    * 403 SSO_REQUIRED for an address whose domain must sign in through its provider. Said of the
@@ -238,56 +58,30 @@ export class AuthService {
   }
 
   /**
-   * An account slowed down by failed logins is refused before its password is looked at: no
-   * hashing work for the attacker to spend, and no answer that depends on the password.
-   */
-  async login(input: LoginDto, client?: ClientInfo): Promise<Session | PendingSecondFactor> {
-    this.refuseSsoDomain(input.email);
-    const wait = await this.backoff.waiting(input.email);
-    if (wait > 0) {
-      throw new AppException('RATE_LIMITED', {
-        message: 'Too many failed logins for this account, try again later',
-        retryAfter: wait,
-      });
-    }
-    const user = await this.users.findByEmail(input.email);
-    const valid = await this.hasher.verify(input.password, user?.passwordHash);
-    if (!user || !valid) {
-      await this.backoff.failed(input.email);
-      await this.audit.recordAlone('login_failed', user?.id ?? null, client);
-      throw new AppException('LOGIN_FAILED');
-    }
-    // Said only to whoever knows the password: a guesser learns nothing from a disabled account.
-    if (user.disabledAt) {
-      await this.audit.recordAlone('login_failed', user.id, client);
-      throw new AppException('ACCOUNT_DISABLED');
-    }
-    return this.firstStepPassed(user, 'pwd', client, input.email);
-  }
-
-  /**
    * A login's first step has proven `user` (the password, a code mailed to the account, or an
    * identity provider's sign-in): the second step when they have a second factor (a provider's
    * own second step, if any, is not something this service can see or vouch for), else the
    * session, and the account's slow-down starts afresh (`typed`: the address its failures were
-   * counted under). Every first step hands over here alike.
+   * counted under). Every first step hands over here alike; its `amr` is the one its way in
+   * registered, and the pending second step keeps it.
    */
   async firstStepPassed(
     user: User,
-    firstFactor: FirstFactor,
+    step: ProvenStep,
     client?: ClientInfo,
     typed = user.email,
   ): Promise<Session | PendingSecondFactor> {
-    const methods = await this.secondFactors.of(user.id);
+    const amr = this.waysIn.amrOf(step);
+    const methods = await this.waysIn.secondStepsOf(user.id);
     // The slow-down is not lifted yet: a first step alone must not reset the count of wrong codes.
     if (methods.length > 0) {
       return {
         mfa_required: true,
-        challenge: await this.challenges.issue(user, firstFactor),
+        challenge: await this.challenges.issue(user, amr),
         methods,
       };
     }
-    const session = await this.startSession(user, AMR[firstFactor].alone, client);
+    const session = await this.startSession(user, amr, client);
     await this.backoff.succeeded(typed);
     return session;
   }
@@ -296,27 +90,14 @@ export class AuthService {
    * The second step of a login: the challenge the password step (or an identity provider's
    * sign-in) answered, and a code, a recovery code or a passkey. 401 INVALID_TOKEN for an unknown, used or expired challenge (or
    * one a logout or password reset has voided since); 401 INVALID_MFA_CODE for a wrong code,
-   * counted; 401 INVALID_PASSKEY for a passkey refused. The session it starts is authenticated
-   * by the password and the one-time code (`pwd`, `otp`) or the passkey (`pwd`, `hwk`/`swk`,
-   * `mfa`); after a code by email, by both codes (`otp`, `mfa`) or the code and the passkey
-   * (`otp`, `hwk`/`swk`, `mfa`).
+   * counted; 401 INVALID_PASSKEY for a passkey refused. The session's `amr` joins the two
+   * steps' (SignInMethodRegistry.combine).
    */
-  async completeLogin(
-    challenge: string,
-    answer: SecondStepAnswer,
-    client: ClientInfo,
-  ): Promise<Session> {
-    const { user, firstFactor } = await this.pending(challenge);
-    const amr = AMR[firstFactor];
-    let methods = amr.withCode;
-    if ('passkey' in answer) {
-      const proven = await this.passkeys.verify('second_factor', user.id, answer.passkey, client);
-      methods = amr.withPasskey(proven.method);
-    } else {
-      await this.codes.confirm(user, answer, client);
-    }
+  async completeLogin(challenge: string, answer: Answer, client: ClientInfo): Promise<Session> {
+    const { user, firstAmr } = await this.pending(challenge);
+    const second = await this.waysIn.check(user, answer, 'second_factor', client);
     if (!(await this.challenges.use(challenge))) throw challengeRefused();
-    const session = await this.startSession(user, methods, client);
+    const session = await this.startSession(user, this.waysIn.combine(firstAmr, second), client);
     await this.backoff.succeeded(user.email);
     return session;
   }
@@ -330,14 +111,14 @@ export class AuthService {
     return (await this.pending(challenge)).user;
   }
 
-  private async pending(challenge: string): Promise<{ user: User; firstFactor: FirstFactor }> {
+  private async pending(challenge: string): Promise<{ user: User; firstAmr: readonly string[] }> {
     const opened = await this.challenges.peek(challenge);
     if (!opened) throw challengeRefused();
     const user = await this.users.findById(opened.userId);
     if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) {
       throw challengeRefused();
     }
-    return { user, firstFactor: opened.firstFactor };
+    return { user, firstAmr: opened.firstAmr };
   }
 
   /**

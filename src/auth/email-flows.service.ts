@@ -7,7 +7,7 @@ import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation
 import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { isForeignKeyViolation } from '../database/database-errors';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from './sso-requirement';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService, TokenMail } from '../mail/mail.service';
 import { SessionsService } from '../sessions/sessions.service';

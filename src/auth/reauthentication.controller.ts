@@ -1,33 +1,24 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Envelope, ok } from '../common/http/envelope';
 import { HttpRequest, HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { exactlyOne } from '../mfa/dto/mfa-fields';
-import { EmailCodeRequestedDataModel } from '../openapi/api-models';
-import {
-  ANY_BODY,
-  ApiEnvelope,
-  ApiErrors,
-  ApiTokenDelivery,
-  JSON_BODY,
-  STORED,
-} from '../openapi/api-responses.decorator';
-import { PasskeyRequestOptionsDataModel } from '../passkeys/passkey.view';
+import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
+import { ApiAccessToken } from '../openapi/security-schemes';
 import { User } from '../users/user.entity';
 import { ReauthenticateDto } from './dto/reauthenticate.dto';
 import { AccessTokenOnly } from './decorators/authenticated.decorator';
 import { PresentedRefresh } from './presented-refresh.service';
-import { IdentityProof, Reauthentication, SteppingUp } from './reauthentication.service';
+import { Reauthentication, SteppingUp } from './reauthentication.service';
 import { SessionDelivery } from './session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 
 /**
  * A fresh authentication of a session already signed in (step-up), with any proof the account
- * has: the password, the authenticator app, a passkey, a mailed code (these routes), or a fresh
- * sign-in at a linked identity provider (`GET /auth/reauthenticate/providers/:id/start`, in
- * FederationModule). Only the access token is needed: a user whose role must enrol a second
+ * has: the password, the authenticator app, a passkey, a mailed code (this route; a passkey's
+ * options and the code's mail are their modules'), or a fresh sign-in at a linked identity provider
+ * (`GET /auth/reauthenticate/providers/:id/start`, in FederationModule). Only the access token is needed: a user whose role must enrol a second
  * factor, or show it, steps up here too.
  */
 @ApiTags('auth')
@@ -85,74 +76,14 @@ export class ReauthenticationController {
     const session = await this.reauthentication.reauthenticate(
       user,
       this.steppingUp(req),
-      proofOf(body),
+      // The proof goes to the way in that registered its field.
+      { ...body },
       client,
     );
     return this.sessions.deliver(res, session, delivery, 'Authenticated again');
   }
 
-  @Post('passkey/options')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'beginPasskeyReauthentication',
-    summary: 'Options for a step-up with one of your passkeys',
-    description:
-      "WebAuthn's `PublicKeyCredentialRequestOptionsJSON` for `startAuthentication` of " +
-      "@simplewebauthn/browser, listing the signed-in account's passkeys, user verification " +
-      'required (the passkey alone confirms the person); send its answer to `POST ' +
-      '/auth/reauthenticate` as `passkey`. Its challenge is good once, for five minutes, for ' +
-      'this account only. Takes no body.',
-  })
-  @ApiEnvelope(200, 'Confirm with your passkey', { data: PasskeyRequestOptionsDataModel })
-  @ApiErrors('INVALID_TOKEN', 'FORBIDDEN_ORIGIN', ...ANY_BODY, ...STORED)
-  async passkeyOptions(
-    @RequestUser() user: User,
-  ): Promise<Envelope<PasskeyRequestOptionsDataModel>> {
-    const options = await this.reauthentication.passkeyOptions(user);
-    return ok('Confirm with your passkey', { options: { ...options } });
-  }
-
-  @Post('email-code')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'requestReauthenticationCode',
-    summary: "Mail a six-digit code to the account's address, for a step-up",
-    description:
-      'Mails the address stored on the signed-in account a code for `POST ' +
-      '/auth/reauthenticate {email_code}`, good once for EMAIL_CODE_TTL seconds (`data.expires_in`). ' +
-      'The mail has no link, and its code signs no one in (nor does a sign-in code confirm a ' +
-      'step-up); a new mail retires the step-up codes sent before it. Works whatever ' +
-      'EMAIL_CODE_LOGIN says: every account, passwordless ones included, has this proof. ' +
-      "Counted with the sign-in codes in the address's MAIL_RECIPIENT_LIMIT (429 " +
-      'RATE_LIMITED with Retry-After past it, nothing mailed); 503 EMAIL_SERVICE_ERROR when ' +
-      'the mail could not be sent; 403 SSO_REQUIRED for an address whose domain must sign in ' +
-      'through its provider (step up with it instead). Takes no body.',
-  })
-  @ApiEnvelope(200, 'Code sent', { data: EmailCodeRequestedDataModel })
-  @ApiErrors(
-    'INVALID_TOKEN',
-    'SSO_REQUIRED',
-    'EMAIL_SERVICE_ERROR',
-    'FORBIDDEN_ORIGIN',
-    ...ANY_BODY,
-    ...STORED,
-  )
-  async emailCode(
-    @RequestUser() user: User,
-    @Client() client: ClientInfo,
-  ): Promise<Envelope<EmailCodeRequestedDataModel>> {
-    const expiresIn = await this.reauthentication.sendEmailCode(user, client);
-    return ok('Code sent', { expires_in: expiresIn });
-  }
-
   private steppingUp(req: HttpRequest): SteppingUp {
     return { id: req.sessionId!, amr: req.amr, presented: this.refresh.of(req) };
   }
-}
-
-function proofOf(body: ReauthenticateDto): IdentityProof {
-  if (body.password !== undefined) return { password: body.password };
-  if (body.code !== undefined) return { code: body.code };
-  if (body.passkey !== undefined) return { passkey: body.passkey };
-  return { emailCode: body.email_code! };
 }

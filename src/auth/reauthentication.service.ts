@@ -1,37 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
-import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
-import {
-  EMAIL_CODE,
-  FEDERATED,
-  PASSKEY,
-  PASSWORD,
-  RefreshClaims,
-  codeAfterFirstStep,
-} from '../sessions/refresh-claims';
+import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { AccessTokensService } from '../tokens/access-tokens.service';
 import { User } from '../users/user.entity';
 import { Session } from './auth.service';
-import { CurrentPassword } from './current-password.service';
-import { ReauthenticationCodes } from './reauthentication-codes.service';
-import { SecondFactorCodes } from './second-factor-codes.service';
-
-/**
- * What proves the signed-in person is the account's owner, once more: the password, a code of
- * the authenticator app, a passkey's answer to `POST /auth/reauthenticate/passkey/options`, or
- * a code mailed by `POST /auth/reauthenticate/email-code`. (A fresh sign-in at a linked identity
- * provider proves it too, through its round trip: `federated`.)
- */
-export type IdentityProof =
-  | { password: string }
-  | { code: string }
-  | { passkey: AuthenticationResponseDto }
-  | { emailCode: string };
+import { Answer, ProvenStep, SignInMethodRegistry } from './sign-in-methods.registry';
 
 /** The signed-in session being authenticated again. */
 export interface SteppingUp {
@@ -51,61 +27,39 @@ export interface SteppingUp {
 @Injectable()
 export class Reauthentication {
   constructor(
-    private readonly currentPassword: CurrentPassword,
-    private readonly codes: SecondFactorCodes,
-    private readonly passkeys: PasskeyAssertions,
-    private readonly emailCodes: ReauthenticationCodes,
     private readonly sessions: SessionsService,
     private readonly accessTokens: AccessTokensService,
     private readonly database: Database,
     private readonly audit: AuditTrail,
+    private readonly waysIn: SignInMethodRegistry,
   ) {}
 
-  /** Options for `startAuthentication`, listing the user's passkeys, user verification required. */
-  passkeyOptions(user: User): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    return this.passkeys.reauthenticationOptions(user.id);
-  }
-
-  /** Mails a step-up code to the account's address; answers its lifetime in seconds. */
-  sendEmailCode(user: User, client: ClientInfo): Promise<number> {
-    return this.emailCodes.send(user, client);
-  }
-
   /**
-   * `amr`: `pwd` for the password; `hwk`/`swk` for a passkey (with user verification, both
-   * factors, as a passkey sign-in); `otp` for a mailed code, as its sign-in says it; for the
-   * authenticator app's code, the session's first step and `otp`, as a login's second step says
-   * it (see `codeAfterFirstStep`).
+   * A proof in the step-up's body, checked by the way in that registered its field. `amr`: the
+   * way in's own, as its sign-in says it; for the authenticator app's code, a second step on top
+   * of the session's first (SignInMethodRegistry.stepUpAmr).
    */
   async reauthenticate(
     user: User,
     session: SteppingUp,
-    proof: IdentityProof,
+    proof: Answer,
     client: ClientInfo,
   ): Promise<Session> {
-    let methods: readonly string[];
-    if ('password' in proof) {
-      await this.currentPassword.confirm(user, proof.password);
-      methods = PASSWORD;
-    } else if ('code' in proof) {
-      await this.codes.confirm(user, { code: proof.code }, client);
-      methods = codeAfterFirstStep(session.amr);
-    } else if ('passkey' in proof) {
-      const proven = await this.passkeys.verify('reauthentication', user.id, proof.passkey, client);
-      methods = PASSKEY(proven.method);
-    } else {
-      await this.emailCodes.confirm(user, proof.emailCode, client);
-      methods = EMAIL_CODE;
-    }
-    return this.renew(user.id, session, methods, client);
+    const step = await this.waysIn.check(user, proof, 'reauthentication', client);
+    return this.renew(user.id, session, this.waysIn.stepUpAmr(session.amr, step), client);
   }
 
   /**
-   * A fresh sign-in at an identity provider, with an identity linked to this same user (checked
-   * by the provider's round trip): `amr: ["fed"]`.
+   * A step-up a way in proved through a round trip of its own (a fresh sign-in at an identity
+   * provider, with an identity linked to this same user).
    */
-  federated(userId: string, session: SteppingUp, client: ClientInfo): Promise<Session> {
-    return this.renew(userId, session, FEDERATED, client);
+  proven(
+    userId: string,
+    session: SteppingUp,
+    step: ProvenStep,
+    client: ClientInfo,
+  ): Promise<Session> {
+    return this.renew(userId, session, this.waysIn.stepUpAmr(session.amr, step), client);
   }
 
   private async renew(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MfaConfig } from '../config/config.sections';
 import { User } from '../users/user.entity';
-import { SecondFactorMethods } from './second-factor-methods.service';
+import { SignInMethodRegistry } from './sign-in-methods.registry';
 
 /**
  * What the step-up and enrolment checks of the global guard decide (SecondFactorGuard), in one
@@ -14,7 +14,7 @@ export class SecondFactorPolicy {
 
   constructor(
     config: MfaConfig,
-    private readonly methods: SecondFactorMethods,
+    private readonly waysIn: SignInMethodRegistry,
   ) {
     this.roles = new Set(config.requiredRoles);
     this.stepUpMaxAge = config.stepUpMaxAge;
@@ -36,7 +36,7 @@ export class SecondFactorPolicy {
    */
   async mustEnrol(user: User): Promise<boolean> {
     if (!this.requiresSecondFactor(user)) return false;
-    return (await this.methods.of(user.id)).length === 0;
+    return (await this.waysIn.secondStepsOf(user.id)).length === 0;
   }
 }
 

@@ -55,13 +55,8 @@ export class SecondFactorController {
     @Client() client: ClientInfo,
   ) {
     exactlyOne(body, ['code', 'recovery_code', 'passkey']);
-    const answer =
-      body.passkey !== undefined
-        ? { passkey: body.passkey }
-        : body.code !== undefined
-          ? { code: body.code }
-          : { recoveryCode: body.recovery_code! };
-    const session = await this.auth.completeLogin(body.challenge, answer, client);
+    // The answer goes to the way in that registered its field (the app's code, a passkey).
+    const session = await this.auth.completeLogin(body.challenge, { ...body }, client);
     return this.sessions.deliver(res, session, delivery, 'Login successful');
   }
 }

@@ -1,22 +1,20 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Envelope, ok } from '../common/http/envelope';
-import { EmailCodeConfig, FederationConfig } from '../config/config.sections';
 import { SignInMethod, SignInMethodsDataModel } from '../openapi/api-models';
 import { ANY_ROUTE, ApiEnvelope, ApiErrors } from '../openapi/api-responses.decorator';
 import { Public } from './decorators/public.decorator';
+import { SignInMethodRegistry } from './sign-in-methods.registry';
 
 /**
  * What a sign-in page offers, from the service's configuration rather than the page's: a page
- * that showed a way in the service has switched off would only lead to a 404.
+ * that showed a way in the service has switched off would only lead to a 404. Each way in
+ * registers whether it is on.
  */
 @ApiTags('auth')
 @Controller('auth')
 export class SignInMethodsController {
-  constructor(
-    private readonly emailCode: EmailCodeConfig,
-    private readonly federation: FederationConfig,
-  ) {}
+  constructor(private readonly waysIn: SignInMethodRegistry) {}
 
   @Get('sign-in-methods')
   @ApiOperation({
@@ -32,9 +30,6 @@ export class SignInMethodsController {
   @ApiEnvelope(200, 'Sign-in methods', { data: SignInMethodsDataModel })
   @ApiErrors(...ANY_ROUTE)
   methods(): Envelope<SignInMethodsDataModel> {
-    const methods: SignInMethod[] = ['password', 'passkey'];
-    if (this.emailCode.enabled) methods.push('email_code');
-    if (this.federation.providers.length > 0) methods.push('identity_provider');
-    return ok('Sign-in methods', { methods });
+    return ok('Sign-in methods', { methods: this.waysIn.listed() as SignInMethod[] });
   }
 }

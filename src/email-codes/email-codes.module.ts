@@ -1,17 +1,52 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
+import { AuthModule } from '../auth/auth.module';
+import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { MailModule } from '../mail/mail.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { SessionsModule } from '../sessions/sessions.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { UsersModule } from '../users/users.module';
+import { EmailCodeFirstProof } from './email-code-first-proof.service';
+import { EmailCodeMails } from './email-code-mails.service';
+import { EmailCodeReauthenticationController } from './email-code-reauthentication.controller';
+import { EmailCodeSignInController } from './email-code-sign-in.controller';
+import { EmailCodeSignIn } from './email-code-sign-in.service';
+import { EmailCodeWayIn } from './email-code.way-in';
 import { EmailCode } from './email-code.entity';
 import { EmailCodes } from './email-codes.service';
+import { ReauthenticationCodes } from './reauthentication-codes.service';
 
 /**
- * The mailed sign-in codes and the only module that touches their table. No routes of its own:
- * signing in with one is AuthModule's (EmailCodeSignInController), under its rate limits.
+ * A code mailed to the account as a way in (EMAIL_CODE_LOGIN), and as a step-up's proof: its
+ * routes, its mails, and the only module that touches its table. It registers itself with the
+ * core (EmailCodeWayIn) and starts sessions through the core's AuthService.
  */
 @Module({
-  imports: [ConfigSectionsModule, DatabaseModule, TypeOrmModule.forFeature([EmailCode])],
-  providers: [EmailCodes],
-  exports: [EmailCodes],
+  imports: [
+    AuditModule,
+    AuthModule,
+    ConfigSectionsModule,
+    DatabaseModule,
+    MailModule,
+    MetricsModule,
+    SessionsModule,
+    SignInMethodsModule,
+    TokensModule,
+    UsersModule,
+    TypeOrmModule.forFeature([EmailCode]),
+  ],
+  controllers: [EmailCodeSignInController, EmailCodeReauthenticationController],
+  providers: [
+    EmailCodes,
+    EmailCodeFirstProof,
+    EmailCodeMails,
+    EmailCodeSignIn,
+    EmailCodeWayIn,
+    ReauthenticationCodes,
+  ],
 })
 export class EmailCodesModule {}

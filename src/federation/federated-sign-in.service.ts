@@ -1,25 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomInt } from 'node:crypto';
-import { AuditTrail } from '../audit/audit-trail.service';
-import { AfterAnswer } from '../auth/after-answer.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AuthService, PendingSecondFactor, Session } from '../auth/auth.service';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { isAcceptedAddress } from '../common/validation/email-address';
-import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
-import { Database } from '../database/database.service';
 import { IdentitiesService, IdentityTaken } from '../identities/identities.service';
-import { MailService } from '../mail/mail.service';
+import { IDENTITY_PROVIDER } from '../identities/identity-provider.way-in';
 import { FederationOutcome, Metrics } from '../metrics/metrics.service';
-import { normalizeEmail, USERNAME_PATTERN } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
-import { DuplicateUserError, UsersService } from '../users/users.service';
+import { UsersService } from '../users/users.service';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { Flow, FederationStates } from './federation-states.service';
 import { ProviderProfile } from './provider-profile';
 import { ProviderClients } from './provider-clients.service';
+import { IdentityAccounts } from './identity-accounts.service';
 import { ProviderStepUp, StepUpFlow } from './provider-step-up.service';
 
 /**
@@ -40,8 +36,6 @@ export type CallbackOutcome = { redirectTo: string } & (
 /** Who a round trip is for, beyond a sign-in: an account linking, or a session stepping up. */
 export type SignedInFlow = { purpose: 'link'; user: User } | StepUpFlow;
 
-const USERNAME_TRIES = 5;
-
 /**
  * Signing in (and linking) through an identity provider: the round trip's two ends. Accounts are
  * never taken over: an identity already linked signs into its account; an unknown one whose
@@ -61,13 +55,10 @@ export class FederatedSignIn {
     private readonly users: UsersService,
     private readonly auth: AuthService,
     private readonly applicationUrls: ApplicationUrlPolicy,
-    private readonly database: Database,
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
-    private readonly mail: MailService,
-    private readonly afterAnswer: AfterAnswer,
-    private readonly federation: FederationConfig,
     private readonly stepUps: ProviderStepUp,
+    private readonly accounts: IdentityAccounts,
   ) {}
 
   /**
@@ -180,14 +171,14 @@ export class FederatedSignIn {
       if (await this.users.findByEmail(profile.email)) {
         return refused('ACCOUNT_EXISTS', 'its email belongs to an account it is not linked to');
       }
-      user = await this.createAccount(flow.provider, profile, client);
+      user = await this.accounts.create(flow.provider, profile, client);
       if (!user) return refused('ACCOUNT_EXISTS', 'its email was registered meanwhile');
     }
     // PROVIDER_ERROR: the contract's redirect has no other code, and a disabled account is told
     // as much by its password login (403 ACCOUNT_DISABLED) and the audit trail.
     if (user.disabledAt) return refused('PROVIDER_ERROR', `${user.id} is disabled`);
     try {
-      const signedIn = await this.auth.firstStepPassed(user, 'fed', client);
+      const signedIn = await this.auth.firstStepPassed(user, { method: IDENTITY_PROVIDER }, client);
       return 'mfa_required' in signedIn
         ? { kind: 'second_factor', redirectTo, pending: signedIn }
         : { kind: 'session', redirectTo, session: signedIn };
@@ -204,7 +195,7 @@ export class FederatedSignIn {
    * domain's provider: any other would be a way around the organisation's own sign-in.
    */
   private ssoAllows(providerId: string, email: string): boolean {
-    const required = requiredProviderFor(this.federation.providers, email);
+    const required = requiredProviderFor(this.providers.list(), email);
     return required === undefined || required.id === providerId;
   }
 
@@ -218,25 +209,8 @@ export class FederatedSignIn {
     const known = await this.identities.findBySubject(flow.provider, profile.subject);
     if (known?.userId === userId) return { kind: 'linked', redirectTo: flow.redirectTo };
     if (known) return refused('ACCOUNT_EXISTS', 'identity linked to another account');
-    let linked: User;
     try {
-      linked = await this.database.transaction(async (manager) => {
-        // Held to the commit: a reset's ending of the sessions comes before or after, not amid.
-        const user = await this.users.findForUpdate(manager, userId);
-        if (!user || user.disabledAt) throw new AppException('INVALID_TOKEN');
-        // Every session ended since the link began (a reset, "sign out everywhere"): the one
-        // that asked for it may be a thief's, cut off by the owner, who must not find its
-        // identity linked.
-        if (user.tokenVersion !== flow.tokenVersion) throw new AppException('INVALID_TOKEN');
-        await this.identities.link(manager, {
-          userId,
-          provider: flow.provider,
-          subject: profile.subject,
-          email: profile.email,
-        });
-        await this.audit.record(manager, 'identity_linked', userId, client);
-        return user;
-      });
+      await this.accounts.link(flow, profile, client);
     } catch (error) {
       if (error instanceof IdentityTaken) {
         return refused('ACCOUNT_EXISTS', 'identity (or one of this provider) already linked');
@@ -246,78 +220,8 @@ export class FederatedSignIn {
       }
       throw error;
     }
-    this.linkedNotice(linked, flow.provider, client);
     return { kind: 'linked', redirectTo: flow.redirectTo };
   }
-
-  /**
-   * Tells the owner, at the account's address, after the answer: a new way into the account
-   * they did not add is how a stolen session shows. A mail that fails is logged, the link stands.
-   */
-  private linkedNotice(user: User, providerId: string, client: ClientInfo): void {
-    const { provider } = this.providers.get(providerId);
-    this.afterAnswer.run('An identity-linked notice', client, () =>
-      this.mail.sendIdentityLinkedNotice({
-        to: user.email,
-        username: user.username,
-        at: new Date(),
-        ip: client.ip,
-        providerName: provider.name,
-      }),
-    );
-  }
-
-  /**
-   * A new account without a password, its identity and its `registered` event together. Null
-   * when the email was taken meanwhile; a taken username is tried again with digits added.
-   */
-  private async createAccount(
-    provider: string,
-    profile: ProviderProfile,
-    client: ClientInfo,
-  ): Promise<User | null> {
-    const email = profile.email!;
-    for (let attempt = 0; attempt < USERNAME_TRIES; attempt += 1) {
-      try {
-        return await this.database.transaction(async (manager) => {
-          const created = await this.users.create(manager, {
-            email,
-            username: usernameFor(profile, attempt),
-            passwordHash: null,
-          });
-          const user = profile.emailVerified
-            ? await this.users.markEmailVerified(manager, created.id)
-            : created;
-          await this.identities.link(manager, {
-            userId: user.id,
-            provider,
-            subject: profile.subject,
-            email,
-          });
-          await this.audit.record(manager, 'registered', user.id, client);
-          await this.audit.record(manager, 'identity_linked', user.id, client);
-          return user;
-        });
-      } catch (error) {
-        if (error instanceof DuplicateUserError && error.conflict === 'username') continue;
-        if (error instanceof DuplicateUserError || error instanceof IdentityTaken) return null;
-        throw error;
-      }
-    }
-    throw new Error('No free username found for a new account');
-  }
-}
-
-/**
- * A username from the provider's hint or the address's local part, reduced to the characters a
- * username may have; from the second attempt on, random digits are added to make it unique.
- */
-export function usernameFor(profile: Pick<ProviderProfile, 'username' | 'email'>, attempt: number) {
-  const hint = profile.username ?? normalizeEmail(profile.email ?? '').split('@')[0] ?? '';
-  let base = hint.replace(/[^A-Za-z0-9._-]+/g, '').slice(0, 24);
-  if (base.length < 3) base = `user${base}`;
-  const name = attempt === 0 ? base : `${base}-${randomInt(100_000, 1_000_000)}`;
-  return USERNAME_PATTERN.test(name) ? name : `user-${randomInt(100_000, 1_000_000)}`;
 }
 
 function metricOf(outcome: CallbackOutcome): FederationOutcome {

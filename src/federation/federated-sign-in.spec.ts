@@ -1,5 +1,5 @@
 import { callbackRedirect } from './callback-redirect';
-import { usernameFor } from './federated-sign-in.service';
+import { usernameFor } from './identity-accounts.service';
 
 describe('a federated sign-in', () => {
   it('derives a username from the provider’s hint or the address, unique on later tries', () => {

@@ -7,7 +7,7 @@ import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
-import { PasskeysModule } from '../passkeys/passkeys.module';
+import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { UsersModule } from '../users/users.module';
 import { FederatedSignIn } from './federated-sign-in.service';
 import { FinishedFlow } from './finished-flow.entity';
@@ -15,6 +15,7 @@ import { FederationStates } from './federation-states.service';
 import { FederationController } from './federation.controller';
 import { FlowCookie } from './flow-cookie';
 import { IdentitiesController } from './identities.controller';
+import { IdentityAccounts } from './identity-accounts.service';
 import { IdentityLinks } from './identity-links.service';
 import { ProviderClients } from './provider-clients.service';
 import { ProviderStepUpController } from './provider-step-up.controller';
@@ -34,7 +35,7 @@ import { ProviderStepUp } from './provider-step-up.service';
     IdentitiesModule,
     MailModule,
     MetricsModule,
-    PasskeysModule,
+    SignInMethodsModule,
     UsersModule,
     TypeOrmModule.forFeature([FinishedFlow]),
   ],
@@ -43,6 +44,7 @@ import { ProviderStepUp } from './provider-step-up.service';
     FederatedSignIn,
     FederationStates,
     FlowCookie,
+    IdentityAccounts,
     IdentityLinks,
     ProviderClients,
     ProviderStepUp,

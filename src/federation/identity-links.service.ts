@@ -3,19 +3,16 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
+import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { IdentitiesService } from '../identities/identities.service';
 import { UserIdentity } from '../identities/user-identity.entity';
-import { PasskeysService } from '../passkeys/passkeys.service';
-import { hasPassword } from '../users/user.entity';
-import { UsersService } from '../users/users.service';
 
 /** The signed-in user's linked identities: listed, and unlinked while another way in remains. */
 @Injectable()
 export class IdentityLinks {
   constructor(
     private readonly identities: IdentitiesService,
-    private readonly passkeys: PasskeysService,
-    private readonly users: UsersService,
+    private readonly waysIn: SignInMethodRegistry,
     private readonly database: Database,
     private readonly audit: AuditTrail,
   ) {}
@@ -26,22 +23,18 @@ export class IdentityLinks {
 
   /**
    * 404 IDENTITY_NOT_FOUND when none of this provider is linked; 409 LAST_SIGN_IN_METHOD when it
-   * is the account's last way in (no password, no passkey, no other identity). Passkeys are
-   * locked first, then identities, the order a passkey's removal takes, so two removals of the
-   * last two ways in run one after the other.
+   * is the account's last way in (no password, no passkey, no other identity: what the ways in
+   * registered). Every way in's rows are locked first, in the registry's order, as a passkey's
+   * removal locks them, so two removals of the last two ways in run one after the other.
    */
   async unlink(userId: string, provider: string, client: ClientInfo): Promise<void> {
     await this.database.transaction(async (manager) => {
-      const passkeys = await this.passkeys.lockedCount(manager, userId);
+      const held = await this.waysIn.lockHeld(manager, userId);
       const linked = await this.identities.lockedOf(manager, userId);
       if (!linked.some((identity) => identity.provider === provider)) {
         throw new AppException('IDENTITY_NOT_FOUND');
       }
-      const passwordHash = await this.users.passwordHashShared(manager, userId);
-      const others = linked.length - 1 + passkeys;
-      if (others === 0 && !hasPassword({ passwordHash: passwordHash ?? null })) {
-        throw new AppException('LAST_SIGN_IN_METHOD');
-      }
+      held.refuseRemoving();
       await this.identities.unlink(manager, userId, provider);
       await this.audit.record(manager, 'identity_unlinked', userId, client);
     });

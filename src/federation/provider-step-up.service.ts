@@ -6,6 +6,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { IdentitiesService } from '../identities/identities.service';
+import { IDENTITY_PROVIDER } from '../identities/identity-provider.way-in';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { epochSeconds } from '../tokens/epoch-seconds';
 import { User } from '../users/user.entity';
@@ -79,9 +80,10 @@ export class ProviderStepUp {
     client: ClientInfo,
   ): Promise<Session | null> {
     try {
-      return await this.reauthentication.federated(
+      return await this.reauthentication.proven(
         flow.userId!,
         { id: flow.sessionId!, amr: undefined, presented },
+        { method: IDENTITY_PROVIDER },
         client,
       );
     } catch (error) {

@@ -3,17 +3,23 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdentitiesService } from './identities.service';
-import { SsoRequirement } from './sso-requirement';
 import { UserIdentity } from './user-identity.entity';
+import { SignInMethodsModule } from '../auth/sign-in-methods.module';
+import { IdentityProviderWayIn } from './identity-provider.way-in';
 
 /**
- * The identities linked to accounts, apart from the sign-in flows (FederationModule) so that
- * passkeys can count them as a way in without depending on the flows; and the rule of a domain
- * that must sign in through its provider, which the sign-ins and the passkeys both apply.
+ * The identities linked to accounts, apart from the sign-in flows (FederationModule): what an
+ * account holds of the identity provider as a way in (IdentityProviderWayIn), which an email
+ * link's first proof and an account's removal also reach.
  */
 @Module({
-  imports: [ConfigSectionsModule, DatabaseModule, TypeOrmModule.forFeature([UserIdentity])],
-  providers: [IdentitiesService, SsoRequirement],
-  exports: [IdentitiesService, SsoRequirement],
+  imports: [
+    ConfigSectionsModule,
+    DatabaseModule,
+    SignInMethodsModule,
+    TypeOrmModule.forFeature([UserIdentity]),
+  ],
+  providers: [IdentitiesService, IdentityProviderWayIn],
+  exports: [IdentitiesService],
 })
 export class IdentitiesModule {}

@@ -1,30 +1,39 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
+import { AuthModule } from '../auth/auth.module';
+import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
-import { MfaChallenge } from './mfa-challenge.entity';
-import { MfaChallenges } from './mfa-challenges.service';
+import { MetricsModule } from '../metrics/metrics.module';
+import { AuthenticatorAppWayIn } from './authenticator-app.way-in';
+import { MfaController } from './mfa.controller';
 import { MfaService } from './mfa.service';
 import { RecoveryCode } from './recovery-code.entity';
+import { SecondFactorCodes } from './second-factor-codes.service';
 import { SecretBox } from './secret-box';
 import { UserMfa } from './user-mfa.entity';
 
 /**
- * The second factor: TOTP secrets, recovery codes and login challenges, and the only module that
- * touches their tables. No routes of its own: login (AuthModule), the account page
- * (AccountModule) and administration (AdminModule) use its services on their own routes.
+ * The second factor: an authenticator app (TOTP) and its recovery codes, as a login's second
+ * step and a step-up's proof; the account's routes to switch it on and off, and the only module
+ * that touches their tables. It registers itself with the core (AuthenticatorAppWayIn); the
+ * core's second step (the challenge, `POST /auth/mfa/verify`) hands it the code.
  */
 @Module({
   imports: [
     AuditModule,
+    AuthModule,
     ConfigSectionsModule,
     DatabaseModule,
     MailModule,
-    TypeOrmModule.forFeature([UserMfa, RecoveryCode, MfaChallenge]),
+    MetricsModule,
+    SignInMethodsModule,
+    TypeOrmModule.forFeature([UserMfa, RecoveryCode]),
   ],
-  providers: [MfaService, MfaChallenges, SecretBox],
-  exports: [MfaService, MfaChallenges],
+  controllers: [MfaController],
+  providers: [AuthenticatorAppWayIn, MfaService, SecondFactorCodes, SecretBox],
+  exports: [MfaService],
 })
 export class MfaModule {}

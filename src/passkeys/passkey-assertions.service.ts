@@ -121,10 +121,8 @@ export class PasskeyAssertions {
       );
       await this.moveCounter(passkey, assertion);
       this.metrics.passkey(ceremony, 'ok');
-      return {
-        userId: passkey.userId,
-        method: assertion.deviceType === 'multiDevice' || assertion.backedUp ? 'swk' : 'hwk',
-      };
+      const method = assertion.deviceType === 'multiDevice' || assertion.backedUp ? 'swk' : 'hwk';
+      return { userId: passkey.userId, method };
     } catch (error) {
       if (!(error instanceof CeremonyRefused)) throw error;
       return this.refused(ceremony, error, passkey?.userId ?? userId, client);

@@ -8,11 +8,10 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
-import { IdentitiesService } from '../identities/identities.service';
-import { SsoRequirement } from '../identities/sso-requirement';
+import { SsoRequirement } from '../auth/sso-requirement';
 import { hashToken } from '../tokens/token-hash';
-import { User, hasPassword } from '../users/user.entity';
-import { UsersService } from '../users/users.service';
+import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
+import { User } from '../users/user.entity';
 import { RegistrationResponseDto } from './dto/registration-response.dto';
 import { cleanPasskeyName } from './dto/passkey-name.field';
 import { Passkey } from './passkey.entity';
@@ -41,11 +40,10 @@ export class PasskeysService {
     private readonly database: Database,
     private readonly challenges: WebAuthnChallenges,
     private readonly relyingParty: RelyingParty,
-    private readonly users: UsersService,
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,
-    private readonly identities: IdentitiesService,
     private readonly sso: SsoRequirement,
+    private readonly waysIn: SignInMethodRegistry,
   ) {}
 
   /** Oldest first. */
@@ -146,30 +144,18 @@ export class PasskeysService {
   }
 
   /**
-   * Never the last way in: an account without a password or a linked identity keeps its last
-   * passkey (409 LAST_SIGN_IN_METHOD). The user's passkeys are locked before the user row is
-   * read, the order an account's removal takes (and an identity's unlinking: passkeys, then
-   * identities), so two removals of an account's last two ways in run one after the other and
-   * the second sees one left.
+   * Never the last way in: an account that holds no other (a password, another passkey, a
+   * linked identity: what the ways in registered) keeps its last passkey (409
+   * LAST_SIGN_IN_METHOD). Every way in's rows are locked first, in the registry's order, as an
+   * identity's unlinking locks them, so two removals of an account's last two ways in run one
+   * after the other and the second sees one left.
    */
   async remove(userId: string, id: string, client: ClientInfo): Promise<void> {
     await this.database.transaction(async (manager) => {
+      const held = await this.waysIn.lockHeld(manager, userId);
       const rows = manager.withRepository(this.passkeys);
-      const owned = await rows.find({
-        select: { id: true },
-        where: { userId },
-        lock: this.database.rowLock,
-      });
-      if (!owned.some((passkey) => passkey.id === id)) {
-        throw new AppException('PASSKEY_NOT_FOUND');
-      }
-      if (owned.length === 1) {
-        const linked = await this.identities.lockedOf(manager, userId);
-        const passwordHash = await this.users.passwordHashShared(manager, userId);
-        if (linked.length === 0 && !hasPassword({ passwordHash: passwordHash ?? null })) {
-          throw new AppException('LAST_SIGN_IN_METHOD');
-        }
-      }
+      if (!(await rows.existsBy({ id, userId }))) throw new AppException('PASSKEY_NOT_FOUND');
+      held.refuseRemoving();
       await rows.delete({ id, userId });
       await this.audit.record(manager, 'passkey_deleted', userId, client);
     });

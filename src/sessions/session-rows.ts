@@ -8,7 +8,10 @@ import { epochSeconds } from '../tokens/epoch-seconds';
 import { REFRESH_JWT } from '../tokens/jwt-options';
 import { hashToken } from '../tokens/token-hash';
 import { SessionAuth } from '../tokens/access-tokens.service';
-import { IssuedRefreshToken, PASSWORD, RefreshClaims } from './refresh-claims';
+import { IssuedRefreshToken, RefreshClaims } from './refresh-claims';
+
+/** A row from before the `amr` column: only password logins made sessions then. */
+const BEFORE_AMR: readonly string[] = Object.freeze(['pwd']);
 import { RefreshSession } from './refresh-session.entity';
 import { SessionLifetime } from './session-lifetime';
 
@@ -96,7 +99,7 @@ export class SessionRows {
   /** How a stored row's session was authenticated (a row older than the columns: a login). */
   authOf(row: RefreshSession): SessionAuth {
     return {
-      methods: row.amr ? row.amr.split(',') : PASSWORD,
+      methods: row.amr ? row.amr.split(',') : BEFORE_AMR,
       authTime: row.authTime ?? this.lifetime.startOf(row),
     };
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppException } from '../../common/errors/app.exception';
-import { EmailCodeConfig } from '../../config/config.sections';
-import { FeatureSwitch } from '../../common/feature-switch/switched-by.decorator';
+import { AppException } from '../common/errors/app.exception';
+import { EmailCodeConfig } from '../config/config.sections';
+import { FeatureSwitch } from '../common/feature-switch/switched-by.decorator';
 
 /**
  * EMAIL_CODE_LOGIN=false: the routes of sign-in by email answer 404 NOT_FOUND, the body an

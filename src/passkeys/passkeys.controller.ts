@@ -12,15 +12,15 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { RegisterPasskeyDto, RenamePasskeyDto } from '../passkeys/dto/passkey-bodies.dto';
+import { User } from '../users/user.entity';
+import { RegisterPasskeyDto, RenamePasskeyDto } from './dto/passkey-bodies.dto';
 import {
   PasskeyCreationOptionsDataModel,
   PasskeyDataModel,
   PasskeysDataModel,
   passkeyView,
-} from '../passkeys/passkey.view';
-import { PasskeysService } from '../passkeys/passkeys.service';
-import { User } from '../users/user.entity';
+} from './passkey.view';
+import { PasskeysService } from './passkeys.service';
 
 const PASSKEY_ID = { name: 'id', description: 'The passkey id, as listed (`pk_…`).' };
 

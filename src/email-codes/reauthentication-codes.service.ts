@@ -5,12 +5,11 @@ import { ClientInfo } from '../common/http/request-context';
 import { EmailCodeConfig, FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { isForeignKeyViolation } from '../database/database-errors';
-import { EmailCodes } from '../email-codes/email-codes.service';
+import { EmailCodes } from './email-codes.service';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { MailDeliveryError, MailService } from '../mail/mail.service';
-import { invalidCode } from '../mfa/mfa.service';
 import { User } from '../users/user.entity';
-import { LoginBackoff } from './login-backoff.service';
+import { LoginBackoff } from '../auth/login-backoff.service';
 
 /**
  * A step-up by a code mailed to the account's stored address: the proof every account has,
@@ -94,7 +93,8 @@ export class ReauthenticationCodes {
     if ((await this.codes.useCode(user.id, code, 'reauthentication')) === 'used') return;
     await this.backoff.failed(user.email);
     await this.audit.recordAlone('email_code_failed', user.id, client);
-    throw invalidCode();
+    // Answered as a wrong code of the authenticator app is.
+    throw new AppException('INVALID_MFA_CODE');
   }
 
   private refuseSso(user: User): void {

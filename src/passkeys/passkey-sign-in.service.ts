@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { AuthenticationResponseDto } from '../passkeys/dto/authentication-response.dto';
-import { PasskeyAssertions } from '../passkeys/passkey-assertions.service';
-import { PASSKEY } from '../sessions/refresh-claims';
+import { AuthService, Session } from '../auth/auth.service';
+import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { UsersService } from '../users/users.service';
-import { AuthService, Session } from './auth.service';
+import { AuthenticationResponseDto } from './dto/authentication-response.dto';
+import { PasskeyAssertions } from './passkey-assertions.service';
+import { PASSKEY } from './passkey.way-in';
 
 /**
  * Signing in with a passkey, no email typed: the authenticator offers the account's discoverable
@@ -20,6 +21,7 @@ export class PasskeySignIn {
     private readonly auth: AuthService,
     private readonly assertions: PasskeyAssertions,
     private readonly users: UsersService,
+    private readonly waysIn: SignInMethodRegistry,
   ) {}
 
   options(): Promise<PublicKeyCredentialRequestOptionsJSON> {
@@ -39,7 +41,11 @@ export class PasskeySignIn {
     if (!user || user.disabledAt) throw new AppException('INVALID_PASSKEY');
     this.auth.refuseSsoDomain(user.email);
     try {
-      return await this.auth.startSession(user, PASSKEY(proven.method), client);
+      return await this.auth.startSession(
+        user,
+        this.waysIn.amrOf({ method: PASSKEY, amr: proven.method }),
+        client,
+      );
     } catch (error) {
       // Disabled or reset meanwhile: refused as any other passkey fault.
       if (error instanceof AppException && error.code === 'LOGIN_FAILED') {

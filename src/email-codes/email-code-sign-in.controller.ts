@@ -15,15 +15,16 @@ import {
   STORED,
 } from '../openapi/api-responses.decorator';
 import { EmailCodeRequestedDataModel } from '../openapi/api-models';
-import { Public } from './decorators/public.decorator';
-import { EmailCodeSignIn } from './email-code-sign-in.service';
-import { MailRequest } from './email-flows.service';
+import { Public } from '../auth/decorators/public.decorator';
+import { EmailLinkRequestDto } from '../auth/dto/email-flow.dto';
+import { MailRequest } from '../auth/email-flows.service';
+import { LinkPage, renderLinkPage } from '../auth/link-page';
+import { SessionDelivery } from '../auth/session-delivery.service';
+import { TokenDelivery, TokenDeliveryMode } from '../auth/token-delivery.decorator';
 import { EmailCodeVerifyDto, shapeOf } from './dto/email-code.dto';
-import { EmailLinkRequestDto } from './dto/email-flow.dto';
-import { EmailCodeSwitch } from './guards/email-code-switch.guard';
-import { LinkPage, renderLinkPage } from './link-page';
-import { SessionDelivery } from './session-delivery.service';
-import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
+import { EmailCodeMails } from './email-code-mails.service';
+import { EmailCodeSignIn } from './email-code-sign-in.service';
+import { EmailCodeSwitch } from './email-code-switch.guard';
 
 /** Queued: said alike whether or not the address has an account (ACCOUNT_ENUMERATION_PROTECTION). */
 const CODE_REQUESTED: Record<MailRequest, string> = {
@@ -42,6 +43,7 @@ const CODE_REQUESTED: Record<MailRequest, string> = {
 export class EmailCodeSignInController {
   constructor(
     private readonly signIn: EmailCodeSignIn,
+    private readonly mails: EmailCodeMails,
     private readonly sessions: SessionDelivery,
     private readonly app: AppConfig,
     private readonly codeConfig: EmailCodeConfig,
@@ -81,7 +83,7 @@ export class EmailCodeSignInController {
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
   ): Promise<Envelope<EmailCodeRequestedDataModel>> {
-    const request = await this.signIn.request(body.email, body.applicationUrl, client);
+    const request = await this.mails.request(body.email, body.applicationUrl, client);
     // The same for every address (a constant): it tells nothing of whether an account uses it.
     return ok(CODE_REQUESTED[request], { expires_in: this.codeConfig.ttl });
   }

@@ -3,16 +3,16 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ChangeConfirmation } from '../auth/change-confirmation.service';
 import { AuthenticatedBeforeEnrolment } from '../auth/decorators/authenticated.decorator';
 import { RecentlyAuthenticated } from '../auth/guards/second-factor.guard';
-import { SecondFactorCodes } from '../auth/second-factor-codes.service';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { AuthTime } from '../common/http/session-id.decorator';
-import { ConfirmTotpDto } from '../mfa/dto/confirm-totp.dto';
-import { IdentityProofDto } from '../mfa/dto/identity-proof.dto';
-import { exactlyOne } from '../mfa/dto/mfa-fields';
-import { MfaService } from '../mfa/mfa.service';
-import { MfaStatusModel, RecoveryCodesModel, TotpEnrolmentModel } from '../mfa/mfa.view';
+import { ConfirmTotpDto } from './dto/confirm-totp.dto';
+import { IdentityProofDto } from './dto/identity-proof.dto';
+import { exactlyOne } from './dto/mfa-fields';
+import { MfaService } from './mfa.service';
+import { MfaStatusModel, RecoveryCodesModel, TotpEnrolmentModel } from './mfa.view';
+import { SecondFactorCodes } from './second-factor-codes.service';
 import {
   ANY_BODY,
   ApiEnvelope,

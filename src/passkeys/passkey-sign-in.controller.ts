@@ -12,15 +12,12 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { Public } from './decorators/public.decorator';
-import {
-  PasskeySecondFactorOptionsDto,
-  PasskeySignInDto,
-} from '../passkeys/dto/passkey-bodies.dto';
-import { PasskeyRequestOptionsDataModel } from '../passkeys/passkey.view';
+import { Public } from '../auth/decorators/public.decorator';
+import { SessionDelivery } from '../auth/session-delivery.service';
+import { TokenDelivery, TokenDeliveryMode } from '../auth/token-delivery.decorator';
+import { PasskeySecondFactorOptionsDto, PasskeySignInDto } from './dto/passkey-bodies.dto';
+import { PasskeyRequestOptionsDataModel } from './passkey.view';
 import { PasskeySignIn } from './passkey-sign-in.service';
-import { SessionDelivery } from './session-delivery.service';
-import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
 
 /**
  * Signing in with a passkey (no email typed), and the options of a login's second step by

@@ -7,8 +7,7 @@ import { requiredProviderFor } from '../config/sso-domains';
  * An email domain whose provider is the only way in (`sso_required`): the organisation decides
  * who signs in, and switching someone off at the provider must lock them out. So every other way
  * in (a password, a mailed code, a passkey) is refused for its addresses, and so is adding one (a
- * password, a passkey). Here, beside the identities, so that the sign-ins (AuthModule) and the
- * passkeys (PasskeysModule) both use it without depending on each other.
+ * password, a passkey). In the core, which every way in imports: a rule they all apply.
  */
 @Injectable()
 export class SsoRequirement {

@@ -3,9 +3,9 @@ import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Metrics } from '../metrics/metrics.service';
-import { MfaService, invalidCode } from '../mfa/mfa.service';
+import { LoginBackoff } from '../auth/login-backoff.service';
 import { User } from '../users/user.entity';
-import { LoginBackoff } from './login-backoff.service';
+import { MfaService, invalidCode } from './mfa.service';
 
 /** What a user typed for their second factor: a code from the app, or a recovery code. */
 export type SecondFactorAnswer = { code: string } | { recoveryCode: string };

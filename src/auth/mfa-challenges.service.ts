@@ -5,7 +5,7 @@ import { PurgeSchedule, purgeInBatches } from '../database/batch-purge';
 import { Database } from '../database/database.service';
 import { hashToken, randomToken } from '../tokens/token-hash';
 import { User } from '../users/user.entity';
-import { FirstFactor, MfaChallenge } from './mfa-challenge.entity';
+import { MfaChallenge } from './mfa-challenge.entity';
 
 /** How long a login's second step stays open. */
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -16,7 +16,8 @@ export interface OpenedChallenge {
   userId: string;
   /** The user's token version when the password was checked: a logout or reset since voids it. */
   tokenVersion: number;
-  firstFactor: FirstFactor;
+  /** The first step's `amr`. */
+  firstAmr: readonly string[];
 }
 
 /**
@@ -41,14 +42,14 @@ export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutd
     this.schedule.stop();
   }
 
-  async issue(user: User, firstFactor: FirstFactor = 'pwd'): Promise<string> {
+  async issue(user: User, firstAmr: readonly string[]): Promise<string> {
     const challenge = randomToken();
     const now = new Date();
     await this.database.run((manager) =>
       manager.withRepository(this.challenges).insert({
         id: hashToken(challenge),
         userId: user.id,
-        firstFactor,
+        firstFactor: firstAmr.join(','),
         tokenVersion: user.tokenVersion,
         createdAt: now,
         expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
@@ -68,7 +69,11 @@ export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutd
       }),
     );
     return (
-      row && { userId: row.userId, tokenVersion: row.tokenVersion, firstFactor: row.firstFactor }
+      row && {
+        userId: row.userId,
+        tokenVersion: row.tokenVersion,
+        firstAmr: row.firstFactor.split(','),
+      }
     );
   }
 

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { AppException } from '../../common/errors/app.exception';
 import { EMAIL_ADDRESS } from '../../openapi/email-address.property';
-import { EmailField, TokenField, trim } from './fields';
+import { EmailField, TokenField, trim } from '../../auth/dto/fields';
 
 /**
  * `{email, code}` (the six digits, with the address they were mailed to) or `{token}` (the
