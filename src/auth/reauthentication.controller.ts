@@ -5,7 +5,6 @@ import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { exactlyOne } from '../mfa/dto/mfa-fields';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
-import { ApiAccessToken } from '../openapi/security-schemes';
 import { User } from '../users/user.entity';
 import { ReauthenticateDto } from './dto/reauthenticate.dto';
 import { AccessTokenOnly } from './decorators/authenticated.decorator';
