@@ -10,6 +10,7 @@ import { ConfigSectionsModule } from './config/config.module';
 import { SecurityConfig } from './config/config.sections';
 import { DatabaseModule } from './database/database.module';
 import { EmailCodesModule } from './email-codes/email-codes.module';
+import { EmailLinksModule } from './email-links/email-links.module';
 import { FederationModule } from './federation/federation.module';
 import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
@@ -34,6 +35,7 @@ import { AccountModule } from './account/account.module';
     ThrottlingModule,
     AuthModule,
     AccountModule,
+    EmailLinksModule,
     PasskeysModule,
     EmailCodesModule,
     MfaModule,

@@ -18,15 +18,11 @@ import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CurrentPassword } from './current-password.service';
-import { EmailFlowsController } from './email-flows.controller';
-import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
 import { MailboxProof } from './mailbox-proof.service';
 import { MfaChallenge } from './mfa-challenge.entity';
 import { MfaChallenges } from './mfa-challenges.service';
-import { LinkPagesController } from './link-pages.controller';
 import { PasswordChangedNotice } from './password-changed-notice.service';
-import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { SecondFactorController } from './second-factor.controller';
 import { SecondFactorPolicy } from './second-factor-policy';
 import { ChangeConfirmation } from './change-confirmation.service';
@@ -74,8 +70,6 @@ import { SsoRequirement } from './sso-requirement';
     SecondFactorController,
     ReauthenticationController,
     SessionController,
-    EmailFlowsController,
-    LinkPagesController,
     SignInMethodsController,
   ],
   providers: [
@@ -94,10 +88,8 @@ import { SsoRequirement } from './sso-requirement';
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,
-    EmailFlowsService,
     MailboxProof,
     PasswordChangedNotice,
-    ResetPasswordBodyPipe,
     AuthCookies,
     ApplicationUrlPolicy,
     PasswordHasher,
@@ -131,7 +123,6 @@ import { SsoRequirement } from './sso-requirement';
     ChangeConfirmation,
     LoginBackoff,
     CurrentPassword,
-    EmailFlowsService,
     PasswordChangedNotice,
     PasswordHasher,
     PresentedRefresh,
