@@ -18,6 +18,7 @@ import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { MfaModule } from './mfa/mfa.module';
 import { PasskeysModule } from './passkeys/passkeys.module';
+import { PasswordModule } from './password/password.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
 
@@ -34,6 +35,7 @@ import { AccountModule } from './account/account.module';
     DatabaseModule,
     ThrottlingModule,
     AuthModule,
+    PasswordModule,
     AccountModule,
     EmailLinksModule,
     PasskeysModule,

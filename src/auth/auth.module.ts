@@ -42,10 +42,6 @@ import { SecondFactorGuard } from './guards/second-factor.guard';
 import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
-import { PasswordLogin } from './password-login.service';
-import { PasswordWayIn } from './password.way-in';
-import { RegistrationMails } from './registration-mails.service';
-import { RegistrationService } from './registration.service';
 import { SignInMethodsModule } from './sign-in-methods.module';
 import { SsoRequirement } from './sso-requirement';
 
@@ -76,15 +72,11 @@ import { SsoRequirement } from './sso-requirement';
     AfterAnswer,
     AuthService,
     MfaChallenges,
-    PasswordLogin,
-    RegistrationMails,
-    RegistrationService,
     Reauthentication,
     ReauthenticationMethods,
     ChangeConfirmation,
     PresentedRefresh,
     SecondFactorPolicy,
-    PasswordWayIn,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,
