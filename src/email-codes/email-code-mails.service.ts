@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
-import { AfterAnswer } from '../auth/after-answer.service';
+import { AfterAnswer } from '../mail/after-answer.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { MailRequest } from '../auth/mail-request';
 import { AppException } from '../common/errors/app.exception';

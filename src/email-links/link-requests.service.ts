@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { SecurityConfig } from '../config/config.sections';
-import { AfterAnswer } from '../auth/after-answer.service';
+import { AfterAnswer } from '../mail/after-answer.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { MailRequest } from '../auth/mail-request';
 import { SsoRequirement } from '../auth/sso-requirement';

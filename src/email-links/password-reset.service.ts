@@ -6,7 +6,7 @@ import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation
 import { Database } from '../database/database.service';
 import { PasswordHasher } from '../auth/hashing/password-hasher.service';
 import { MailboxProof } from '../auth/mailbox-proof.service';
-import { PasswordChangedNotice } from '../auth/password-changed-notice.service';
+import { PasswordChangedNotice } from '../mail/password-changed-notice.service';
 import { SsoRequirement } from '../auth/sso-requirement';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';

@@ -13,7 +13,7 @@ import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { CurrentPassword } from '../auth/current-password.service';
 import { PASSWORD_AMR } from './password.way-in';
-import { PasswordChangedNotice } from '../auth/password-changed-notice.service';
+import { PasswordChangedNotice } from '../mail/password-changed-notice.service';
 
 export interface PasswordChanged {
   user: User;
