@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountRemovalModule } from '../account-removal/account-removal.module';
 import { AuditModule } from '../audit/audit.module';
-import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
 import { EmailLinksModule } from '../email-links/email-links.module';
 import { IdentitiesModule } from '../identities/identities.module';
@@ -21,7 +20,6 @@ import { AdminUsersService } from './admin-users.service';
   imports: [
     AccountRemovalModule,
     AuditModule,
-    AuthModule,
     DatabaseModule,
     EmailLinksModule,
     IdentitiesModule,
