@@ -10,6 +10,7 @@ import { ConfigSectionsModule } from './config/config.module';
 import { SecurityConfig } from './config/config.sections';
 import { DatabaseModule } from './database/database.module';
 import { EmailCodesModule } from './email-codes/email-codes.module';
+import { EmailLinksModule } from './email-links/email-links.module';
 import { FederationModule } from './federation/federation.module';
 import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
@@ -17,6 +18,7 @@ import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { MfaModule } from './mfa/mfa.module';
 import { PasskeysModule } from './passkeys/passkeys.module';
+import { PasswordModule } from './password/password.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
 
@@ -33,7 +35,9 @@ import { AccountModule } from './account/account.module';
     DatabaseModule,
     ThrottlingModule,
     AuthModule,
+    PasswordModule,
     AccountModule,
+    EmailLinksModule,
     PasskeysModule,
     EmailCodesModule,
     MfaModule,

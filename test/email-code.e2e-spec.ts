@@ -1,6 +1,6 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
-import { AfterAnswer } from '../src/auth/after-answer.service';
+import { AfterAnswer } from '../src/mail/after-answer.service';
 import { EmailCodes } from '../src/email-codes/email-codes.service';
 import { Metrics } from '../src/metrics/metrics.service';
 import { hashToken } from '../src/tokens/token-hash';

@@ -1,6 +1,6 @@
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { Response } from 'supertest';
-import { AfterAnswer } from '../src/auth/after-answer.service';
+import { AfterAnswer } from '../src/mail/after-answer.service';
 import { User } from '../src/users/user.entity';
 import { expectError, login, uniqueUser } from './support/auth-helpers';
 import { SmtpSink } from './support/mailbox';

@@ -11,15 +11,13 @@ import { UsersModule } from '../users/users.module';
 import { EmailChangeController } from './email-change.controller';
 import { EmailChangeService } from './email-change.service';
 import { EmailChangeUndoService } from './email-change-undo.service';
-import { PasswordChangeService } from './password-change.service';
-import { PasswordController } from './password.controller';
 import { ProfileController } from './profile.controller';
 import { OwnSessionsService } from './own-sessions.service';
 import { ProfileService } from './profile.service';
 import { SessionsController } from './sessions.controller';
 
 /**
- * The signed-in user's own account: profile, password, email and sessions (its passkeys and
+ * The signed-in user's own account: profile, email and sessions (its password, passkeys and
  * second factor are their modules'), behind the global guard (`@Authenticated()`). AuthModule
  * gives the cookies, the hasher and the link policy; the rest is imported from the modules that
  * own it.
@@ -36,13 +34,7 @@ import { SessionsController } from './sessions.controller';
     TokensModule,
     UsersModule,
   ],
-  controllers: [ProfileController, PasswordController, EmailChangeController, SessionsController],
-  providers: [
-    ProfileService,
-    PasswordChangeService,
-    EmailChangeService,
-    EmailChangeUndoService,
-    OwnSessionsService,
-  ],
+  controllers: [ProfileController, EmailChangeController, SessionsController],
+  providers: [ProfileService, EmailChangeService, EmailChangeUndoService, OwnSessionsService],
 })
 export class AccountModule {}

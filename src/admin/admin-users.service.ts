@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountRemoval } from '../account-removal/account-removal.service';
 import { AuditTrail } from '../audit/audit-trail.service';
-import { EmailFlowsService } from '../auth/email-flows.service';
+import { EmailFlowsService } from '../email-links/email-flows.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';

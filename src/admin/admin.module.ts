@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AccountRemovalModule } from '../account-removal/account-removal.module';
 import { AuditModule } from '../audit/audit.module';
-import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
+import { EmailLinksModule } from '../email-links/email-links.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MfaModule } from '../mfa/mfa.module';
 import { SessionsModule } from '../sessions/sessions.module';
@@ -12,16 +12,16 @@ import { AdminUsersController } from './admin-users.controller';
 import { AdminUsersService } from './admin-users.service';
 
 /**
- * `/admin/users`, `@Authenticated('admin')` (checked by the global guard): AuthModule for the
- * reset mail, UsersModule for the directory, TokensModule to end sessions, AccountRemovalModule
+ * `/admin/users`, `@Authenticated('admin')` (checked by the global guard): EmailLinksModule for
+ * the reset mail, UsersModule for the directory, TokensModule to end sessions, AccountRemovalModule
  * to delete.
  */
 @Module({
   imports: [
     AccountRemovalModule,
     AuditModule,
-    AuthModule,
     DatabaseModule,
+    EmailLinksModule,
     IdentitiesModule,
     MfaModule,
     SessionsModule,

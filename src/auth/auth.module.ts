@@ -12,21 +12,15 @@ import { RedisModule } from '../redis/redis.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
-import { AfterAnswer } from './after-answer.service';
 import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CurrentPassword } from './current-password.service';
-import { EmailFlowsController } from './email-flows.controller';
-import { EmailFlowsService } from './email-flows.service';
 import { LoginBackoff } from './login-backoff.service';
 import { MailboxProof } from './mailbox-proof.service';
 import { MfaChallenge } from './mfa-challenge.entity';
 import { MfaChallenges } from './mfa-challenges.service';
-import { LinkPagesController } from './link-pages.controller';
-import { PasswordChangedNotice } from './password-changed-notice.service';
-import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 import { SecondFactorController } from './second-factor.controller';
 import { SecondFactorPolicy } from './second-factor-policy';
 import { ChangeConfirmation } from './change-confirmation.service';
@@ -46,10 +40,6 @@ import { SecondFactorGuard } from './guards/second-factor.guard';
 import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token.guard';
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
-import { PasswordLogin } from './password-login.service';
-import { PasswordWayIn } from './password.way-in';
-import { RegistrationMails } from './registration-mails.service';
-import { RegistrationService } from './registration.service';
 import { SignInMethodsModule } from './sign-in-methods.module';
 import { SsoRequirement } from './sso-requirement';
 
@@ -74,30 +64,20 @@ import { SsoRequirement } from './sso-requirement';
     SecondFactorController,
     ReauthenticationController,
     SessionController,
-    EmailFlowsController,
-    LinkPagesController,
     SignInMethodsController,
   ],
   providers: [
-    AfterAnswer,
     AuthService,
     MfaChallenges,
-    PasswordLogin,
-    RegistrationMails,
-    RegistrationService,
     Reauthentication,
     ReauthenticationMethods,
     ChangeConfirmation,
     PresentedRefresh,
     SecondFactorPolicy,
-    PasswordWayIn,
     CurrentPassword,
     SessionDelivery,
     LoginBackoff,
-    EmailFlowsService,
     MailboxProof,
-    PasswordChangedNotice,
-    ResetPasswordBodyPipe,
     AuthCookies,
     ApplicationUrlPolicy,
     PasswordHasher,
@@ -116,30 +96,24 @@ import { SsoRequirement } from './sso-requirement';
     { provide: APP_GUARD, useClass: AuthenticationGuard },
   ],
   // What other modules inject, and nothing else: the guard is global, so a module with
-  // signed-in routes needs only the decorators. Account management confirms passwords (counting
-  // wrong ones as login does), checks emailed-link URLs, sends the password-changed notice,
-  // delivers and clears the cookies of the sessions it renews or ends, and confirms changes only
-  // the owner may make; a second step counts wrong codes as login does (LoginBackoff); other ways
-  // in (passkeys, email codes, identity providers) register with SignInMethodRegistry and start
-  // sessions through AuthService; a provider steps a session up through Reauthentication;
-  // administrators send the reset mail.
+  // signed-in routes needs only the decorators. Ways in start sessions through AuthService and
+  // deliver them (SessionDelivery, AuthCookies), count wrong answers as login does
+  // (LoginBackoff), and register with SignInMethodRegistry (SignInMethodsModule, imported
+  // directly). The password and the account confirm passwords and changes only the owner may
+  // make; mailed links check where they lead and prove a mailbox; a provider steps a session up.
   exports: [
-    AfterAnswer,
     ApplicationUrlPolicy,
     AuthCookies,
     AuthService,
     ChangeConfirmation,
     LoginBackoff,
     CurrentPassword,
-    EmailFlowsService,
-    PasswordChangedNotice,
     PasswordHasher,
     PresentedRefresh,
     Reauthentication,
     ReauthenticationMethods,
     SessionDelivery,
     MailboxProof,
-    SignInMethodsModule,
     SsoRequirement,
   ],
 })

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
-import { AfterAnswer } from '../auth/after-answer.service';
+import { AfterAnswer } from '../mail/after-answer.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
-import { MailRequest } from '../auth/email-flows.service';
+import { MailRequest } from '../auth/mail-request';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { EmailCodeConfig, SecurityConfig } from '../config/config.sections';

@@ -16,8 +16,8 @@ import {
 } from '../openapi/api-responses.decorator';
 import { EmailCodeRequestedDataModel } from '../openapi/api-models';
 import { Public } from '../auth/decorators/public.decorator';
-import { EmailLinkRequestDto } from '../auth/dto/email-flow.dto';
-import { MailRequest } from '../auth/email-flows.service';
+import { EmailLinkRequestDto } from '../auth/dto/email-link-request.dto';
+import { MailRequest } from '../auth/mail-request';
 import { LinkPage, renderLinkPage } from '../auth/link-page';
 import { SessionDelivery } from '../auth/session-delivery.service';
 import { TokenDelivery, TokenDeliveryMode } from '../auth/token-delivery.decorator';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { AuditTrail } from '../audit/audit-trail.service';
-import { AfterAnswer } from '../auth/after-answer.service';
+import { AfterAnswer } from '../mail/after-answer.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';

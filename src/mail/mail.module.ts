@@ -4,9 +4,11 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RedisModule } from '../redis/redis.module';
 import { MailConfig } from '../config/config.sections';
+import { AfterAnswer } from './after-answer.service';
 import { MailRecipientCap } from './mail-recipient-cap.service';
 import { MailService } from './mail.service';
 import { mailerOptions } from './mailer-options';
+import { PasswordChangedNotice } from './password-changed-notice.service';
 
 @Module({
   imports: [
@@ -19,7 +21,7 @@ import { mailerOptions } from './mailer-options';
       useFactory: mailerOptions,
     }),
   ],
-  providers: [MailService, MailRecipientCap],
-  exports: [MailService, MailRecipientCap],
+  providers: [MailService, MailRecipientCap, AfterAnswer, PasswordChangedNotice],
+  exports: [MailService, MailRecipientCap, AfterAnswer, PasswordChangedNotice],
 })
 export class MailModule {}

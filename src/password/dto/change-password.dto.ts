@@ -1,5 +1,5 @@
 import { IsPassword } from '../../common/validation/password.decorator';
-import { CurrentPasswordField } from './current-password.field';
+import { CurrentPasswordField } from '../../account/dto/current-password.field';
 
 /**
  * `POST /users/me/password`. The new password follows registration's rules; that it is not the

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { SsoRequirement } from './sso-requirement';
+import { SsoRequirement } from '../auth/sso-requirement';
 import { UsersService } from '../users/users.service';
-import { AuthService, PendingSecondFactor, Session } from './auth.service';
+import { AuthService, PendingSecondFactor, Session } from '../auth/auth.service';
 import { LoginDto } from './dto/login.dto';
-import { PasswordHasher } from './hashing/password-hasher.service';
-import { LoginBackoff } from './login-backoff.service';
+import { PasswordHasher } from '../auth/hashing/password-hasher.service';
+import { LoginBackoff } from '../auth/login-backoff.service';
 import { PASSWORD } from './password.way-in';
 
 /** The password's first step (`POST /auth/login`), handed to the core as every first step is. */

@@ -14,15 +14,14 @@ import {
   STORED,
 } from '../openapi/api-responses.decorator';
 import { PostAt } from '../openapi/operation-ids';
-import { Public } from './decorators/public.decorator';
-import { AuthCookies } from './auth-cookies.service';
-import {
-  EmailLinkRequestDto,
-  ResetConfirmDto,
-  ResetRequestDto,
-  VerifyEmailDto,
-} from './dto/email-flow.dto';
-import { EmailFlowsService, MailRequest } from './email-flows.service';
+import { Public } from '../auth/decorators/public.decorator';
+import { AuthCookies } from '../auth/auth-cookies.service';
+import { EmailLinkRequestDto } from '../auth/dto/email-link-request.dto';
+import { MailRequest } from '../auth/mail-request';
+import { ResetConfirmDto, ResetRequestDto, VerifyEmailDto } from './dto/email-flow.dto';
+import { EmailVerification } from './email-verification.service';
+import { LinkRequests } from './link-requests.service';
+import { PasswordReset } from './password-reset.service';
 import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 
 /** Queued: said alike whether or not the address has an account (ACCOUNT_ENUMERATION_PROTECTION). */
@@ -44,7 +43,9 @@ const VERIFICATION_REQUESTED: Record<MailRequest, string> = {
 @Controller()
 export class EmailFlowsController {
   constructor(
-    private readonly flows: EmailFlowsService,
+    private readonly requests: LinkRequests,
+    private readonly verification: EmailVerification,
+    private readonly reset: PasswordReset,
     private readonly cookies: AuthCookies,
   ) {}
 
@@ -66,7 +67,7 @@ export class EmailFlowsController {
   @ApiEnvelope(200, 'Email verified', { data: VerifiedEmailDataModel })
   @ApiErrors('INVALID_TOKEN', ...JSON_BODY, ...STORED)
   async verifyEmail(@Body() body: VerifyEmailDto, @Client() client: ClientInfo) {
-    const { user, redirectUrl } = await this.flows.verifyEmail(
+    const { user, redirectUrl } = await this.verification.verifyEmail(
       body.token,
       body.applicationUrl,
       client,
@@ -105,7 +106,7 @@ export class EmailFlowsController {
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    const request = await this.flows.resendVerification(body.email, body.applicationUrl, client);
+    const request = await this.requests.resendVerification(body.email, body.applicationUrl, client);
     return ok(VERIFICATION_REQUESTED[request]);
   }
 
@@ -136,7 +137,11 @@ export class EmailFlowsController {
     @Body() body: EmailLinkRequestDto,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    const request = await this.flows.requestPasswordReset(body.email, body.applicationUrl, client);
+    const request = await this.requests.requestPasswordReset(
+      body.email,
+      body.applicationUrl,
+      client,
+    );
     return ok(RESET_REQUESTED[request]);
   }
 
@@ -186,10 +191,10 @@ export class EmailFlowsController {
   ): Promise<Envelope> {
     if (body instanceof ResetRequestDto) {
       return ok(
-        RESET_REQUESTED[await this.flows.requestPasswordReset(body.email, undefined, client)],
+        RESET_REQUESTED[await this.requests.requestPasswordReset(body.email, undefined, client)],
       );
     }
-    await this.flows.resetPassword(body.token, body.newPassword, client);
+    await this.reset.resetPassword(body.token, body.newPassword, client);
     // Every session of the user has just ended, this browser's included.
     this.cookies.clear(res);
     return ok('Password has been reset. Log in with the new password.');

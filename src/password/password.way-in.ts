@@ -1,8 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { hasPassword } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { CurrentPassword } from './current-password.service';
-import { SignInMethodRegistry } from './sign-in-methods.registry';
+import { CurrentPassword } from '../auth/current-password.service';
+import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 
 export const PASSWORD = 'password';
 export const PASSWORD_AMR: readonly string[] = Object.freeze(['pwd']);

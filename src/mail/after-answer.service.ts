@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { MailDeliveryError } from '../mail/mail.service';
+import { MailDeliveryError } from './mail.service';
 
 /**
  * Work a request starts and its answer does not wait for: with ACCOUNT_ENUMERATION_PROTECTION,

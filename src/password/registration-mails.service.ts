@@ -6,7 +6,7 @@ import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { NewUser, UsersService } from '../users/users.service';
-import { AfterAnswer } from './after-answer.service';
+import { AfterAnswer } from '../mail/after-answer.service';
 
 /** What became of a registration's verification mail (`queued`: it goes out after the answer). */
 export type RegistrationMail = 'sent' | 'failed' | 'capped' | 'queued';

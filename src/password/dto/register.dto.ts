@@ -13,7 +13,7 @@ import { IsPassword } from '../../common/validation/password.decorator';
 import { ValidationErrorCode } from '../../common/validation/validation-code.decorator';
 import { USERNAME_CHARACTERS, USERNAME_PATTERN } from '../../users/identity.normalizer';
 import { EmailConfigDto } from './email-config.dto';
-import { EmailField, trim } from './fields';
+import { EmailField, trim } from '../../auth/dto/fields';
 
 @ValidationErrorCode('REGISTRATION_FAILED', { malformed: 'VALIDATION_ERROR' })
 export class RegisterDto {

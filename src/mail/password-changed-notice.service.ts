@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ClientInfo } from '../common/http/request-context';
-import { MailDeliveryError, MailService } from '../mail/mail.service';
+import { MailDeliveryError, MailService } from './mail.service';
 import { User } from '../users/user.entity';
 
 /**

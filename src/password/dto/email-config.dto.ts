@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
-import { ApplicationUrlField } from './fields';
+import { ApplicationUrlField } from '../../auth/dto/fields';
 
 /**
  * `emailConfig` at registration (decisions.md): where the verification link leads, and a locale

@@ -12,8 +12,8 @@ import { VerificationTokensService } from '../tokens/verification-tokens.service
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { CurrentPassword } from '../auth/current-password.service';
-import { PASSWORD_AMR } from '../auth/password.way-in';
-import { PasswordChangedNotice } from '../auth/password-changed-notice.service';
+import { PASSWORD_AMR } from './password.way-in';
+import { PasswordChangedNotice } from '../mail/password-changed-notice.service';
 
 export interface PasswordChanged {
   user: User;

@@ -1,20 +1,10 @@
 import { IsOptional } from 'class-validator';
 import { IsPassword } from '../../common/validation/password.decorator';
-import { ApplicationUrlField, EmailField, TokenField } from './fields';
+import { ApplicationUrlField, EmailField, TokenField } from '../../auth/dto/fields';
 
 export class VerifyEmailDto {
   @TokenField()
   token!: string;
-
-  @IsOptional()
-  @ApplicationUrlField()
-  applicationUrl?: string;
-}
-
-/** resend-verification-email and forgot-password. */
-export class EmailLinkRequestDto {
-  @EmailField()
-  email!: string;
 
   @IsOptional()
   @ApplicationUrlField()

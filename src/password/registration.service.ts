@@ -4,13 +4,13 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
-import { SsoRequirement } from './sso-requirement';
+import { SsoRequirement } from '../auth/sso-requirement';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';
-import { ApplicationUrlPolicy } from './application-url.policy';
+import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { RegisterDto } from './dto/register.dto';
-import { PasswordHasher } from './hashing/password-hasher.service';
+import { PasswordHasher } from '../auth/hashing/password-hasher.service';
 import { RegistrationMail, RegistrationMails } from './registration-mails.service';
 
 export interface Registration {

@@ -3,8 +3,8 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ApiTags } from '@nestjs/swagger';
 import { HttpResponse } from '../common/http/http-request';
 import { AppConfig, SecurityConfig } from '../config/config.sections';
-import { Public } from './decorators/public.decorator';
-import { LinkPage, renderLinkPage } from './link-page';
+import { LinkPage, renderLinkPage } from '../auth/link-page';
+import { Public } from '../auth/decorators/public.decorator';
 
 /**
  * Where an emailed link leads when the request gave no `applicationUrl`. Mail scanners open

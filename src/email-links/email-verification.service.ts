@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { ClientInfo } from '../common/http/request-context';
+import { Database } from '../database/database.service';
+import { ApplicationUrlPolicy } from '../auth/application-url.policy';
+import { MailboxProof } from '../auth/mailbox-proof.service';
+import { VerificationTokensService } from '../tokens/verification-tokens.service';
+import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { EmailFlowsService } from './email-flows.service';
+
+/** The verification link followed: the address is proven. */
+@Injectable()
+export class EmailVerification {
+  constructor(
+    private readonly database: Database,
+    private readonly users: UsersService,
+    private readonly tokens: VerificationTokensService,
+    private readonly applicationUrls: ApplicationUrlPolicy,
+    private readonly audit: AuditTrail,
+    private readonly mailboxProof: MailboxProof,
+    private readonly flows: EmailFlowsService,
+  ) {}
+
+  /** Returns the verified user and, when one was given and is allowed, where the app goes next. */
+  async verifyEmail(
+    token: string,
+    applicationUrl?: string,
+    client?: ClientInfo,
+  ): Promise<{ user: User; redirectUrl?: string }> {
+    const redirectUrl = this.applicationUrls.check(applicationUrl, 'applicationUrl');
+    const user = await this.database.transaction(async (manager) => {
+      const { row, refusal } = await this.tokens.consume(manager, token, 'email_verification');
+      if (!row) throw await this.flows.refusedLink(manager, refusal, 'email_verification');
+      const userId = row.userId;
+      const before = await this.users.requireIn(manager, userId);
+      await this.mailboxProof.proven(manager, userId, before.emailVerified, client);
+      await this.audit.record(manager, 'email_verified', userId, client);
+      return this.users.markEmailVerified(manager, userId);
+    });
+    return { user, redirectUrl };
+  }
+}
