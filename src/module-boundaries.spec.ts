@@ -28,9 +28,7 @@ const KNOWN_REMAINDER = [
   // the OpenAPI document, with every way in's field (the passkey's answer, the app's code).
   'src/auth/dto/reauthenticate.dto.ts -> src/passkeys/dto/authentication-response.dto.ts',
   'src/auth/dto/reauthenticate.dto.ts -> src/mfa/dto/identity-proof.dto.ts',
-  'src/auth/second-factor.controller.ts -> src/mfa/dto/mfa-fields.ts',
   'src/auth/second-factor.controller.ts -> src/mfa/dto/mfa-verify.dto.ts',
-  'src/auth/reauthentication.controller.ts -> src/mfa/dto/mfa-fields.ts',
   'src/mfa/dto/mfa-verify.dto.ts -> src/passkeys/dto/authentication-response.dto.ts',
   // A mailbox's first proof (an email link, a mailed code) unlinks the identities that address took over.
   'src/auth/mailbox-proof.service.ts -> src/identities/identities.service.ts',

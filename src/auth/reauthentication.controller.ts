@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HttpRequest, HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
-import { exactlyOne } from '../mfa/dto/mfa-fields';
+import { exactlyOne } from '../common/validation/exactly-one';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
 import { ReauthenticateDto } from './dto/reauthenticate.dto';

@@ -9,7 +9,7 @@ import { RequestUser } from '../common/http/request-user.decorator';
 import { AuthTime } from '../common/http/session-id.decorator';
 import { ConfirmTotpDto } from './dto/confirm-totp.dto';
 import { IdentityProofDto } from './dto/identity-proof.dto';
-import { exactlyOne } from './dto/mfa-fields';
+import { exactlyOne } from '../common/validation/exactly-one';
 import { MfaService } from './mfa.service';
 import { MfaStatusModel, RecoveryCodesModel, TotpEnrolmentModel } from './mfa.view';
 import { SecondFactorCodes } from './second-factor-codes.service';

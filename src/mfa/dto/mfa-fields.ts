@@ -1,7 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { AppException } from '../../common/errors/app.exception';
 
 /** A code from an authenticator app: six digits, as typed (spaces are the typist's). */
 export const TotpCodeField = (required = true) =>
@@ -25,17 +24,3 @@ export const RecoveryCodeField = () =>
     IsNotEmpty({ message: 'recovery_code must not be empty' }),
     MaxLength(32, { message: 'recovery_code must be at most 32 characters long' }),
   );
-
-/**
- * Exactly one of `fields` must be given (the others absent): a body with two ways to prove who
- * one is, or none, is 400 VALIDATION_ERROR naming them.
- */
-export function exactlyOne<T extends object>(body: T, fields: Array<keyof T & string>): void {
-  const given = fields.filter((field) => body[field] !== undefined);
-  if (given.length === 1) return;
-  const message = `Send exactly one of ${fields.join(', ')}`;
-  throw new AppException('VALIDATION_ERROR', {
-    message,
-    details: (given.length === 0 ? fields : given).map((field) => ({ field, message })),
-  });
-}
