@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCommand } from './support/operator-command';
 import { serviceArgs } from './support/service-build';
 import {
   ServiceProcess,
@@ -12,29 +12,6 @@ import {
 import { TestDatabase, createTestDatabase } from './support/test-database';
 
 const ROOT = join(__dirname, '..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A command as an operator runs it beside the service, in the service's folder. */
-function command(cwd: string, args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd,
-      env: { PATH: process.env.PATH, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /**
  * Issue 33: two servers started on one embedded SQLite file both served, each with its own user
@@ -98,7 +75,7 @@ describe('one server per embedded database file', () => {
 
   it('lets users:promote and the migration CLI work on the file while the server runs', async () => {
     const access = await logIn(first!);
-    const promote = await command(
+    const promote = await runCommand(
       dataDir,
       [...serviceArgs('cli/promote-user.command'), account.email],
       env,
@@ -106,7 +83,7 @@ describe('one server per embedded database file', () => {
     expect(promote).toMatchObject({ code: 0, stderr: '' });
     expect(promote.stdout).toMatch(/^only@example\.com \(\w+\) is now an admin\n$/);
 
-    const show = await command(
+    const show = await runCommand(
       ROOT,
       [join(ROOT, 'node_modules/typeorm/cli-ts-node-commonjs.js'), '-d', 'ormconfig.ts'].concat(
         'migration:show',

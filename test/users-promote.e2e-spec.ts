@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,33 +6,15 @@ import { expectError, registerAndLogin, uniqueUser } from './support/auth-helper
 import { REDIS_SERVER, dropKeys, eventually, uniquePrefix } from './support/shared-redis';
 import { TestApp, startTestApp } from './support/test-app';
 import { TestDatabase, createTestDatabase } from './support/test-database';
+import { CommandRun, runCommand } from './support/operator-command';
 import { serviceArgs } from './support/service-build';
 
 const ROOT = join(__dirname, '..');
 const COMMAND = 'src/cli/promote-user.command.ts';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The real command, as `npm run users:promote -- …` runs it, in a folder of its own. */
-function promote(cwd: string, env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...serviceArgs('cli/promote-user.command'), ...args], {
-      cwd,
-      // Nothing of the developer's environment: only what the operator would set.
-      env: { PATH: process.env.PATH, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function promote(cwd: string, env: Record<string, string>, ...args: string[]): Promise<CommandRun> {
+  return runCommand(cwd, [...serviceArgs('cli/promote-user.command'), ...args], env);
 }
 
 /**
