@@ -109,4 +109,27 @@ function followRefreshChain(firstToken, onToken = () => {}) {
   };
 }
 
-module.exports = { runAutocannon, verifyAtRate, jsonPost, waitForHealth, followRefreshChain };
+/**
+ * POSTs to `url` back to back on each of `connections` for `duration` seconds, each request's
+ * JSON body from `nextBody()` (a new user to register, the next user to log in as). `headers`
+ * are added to the JSON content type.
+ */
+function postEach({ url, connections, duration, nextBody, headers = {} }) {
+  return runAutocannon({
+    url,
+    method: 'POST',
+    connections,
+    duration,
+    headers: { 'content-type': 'application/json', ...headers },
+    requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(nextBody()) }) }],
+  });
+}
+
+module.exports = {
+  runAutocannon,
+  verifyAtRate,
+  jsonPost,
+  waitForHealth,
+  followRefreshChain,
+  postEach,
+};

@@ -14,7 +14,7 @@ const { availableParallelism, cpus, loadavg, tmpdir, totalmem } = require('node:
 const http = require('node:http');
 const { join } = require('node:path');
 const jwt = require('jsonwebtoken');
-const { followRefreshChain, jsonPost, runAutocannon } = require('./load');
+const { followRefreshChain, jsonPost, postEach, runAutocannon } = require('./load');
 const { paced, pacedRefresh } = require('./paced');
 const { probeAtRate } = require('./probe');
 const { listingFigures, purgeFigures } = require('./scale-background');
@@ -413,23 +413,15 @@ async function refreshRun(service, { tokens: chains } = {}) {
 /** Logins of the active users in turn, at the service's bcrypt cost. */
 function loginRun(service) {
   let next = 0;
-  return runAutocannon({
+  return postEach({
     url: `${service.url}/api/v1/auth/login`,
-    method: 'POST',
     connections: HASH_CONNECTIONS,
     duration: DURATION,
-    headers: { 'content-type': 'application/json', 'x-token-delivery': 'body' },
-    requests: [
-      {
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({
-            email: service.emails[next++ % service.emails.length],
-            password: SEED_PASSWORD,
-          }),
-        }),
-      },
-    ],
+    headers: { 'x-token-delivery': 'body' },
+    nextBody: () => ({
+      email: service.emails[next++ % service.emails.length],
+      password: SEED_PASSWORD,
+    }),
   });
 }
 
@@ -449,13 +441,11 @@ function registration() {
 /** Registrations of new users, back to back on each connection. */
 function registerRun(service) {
   const next = registration();
-  return runAutocannon({
+  return postEach({
     url: `${service.url}/api/v1/auth/register`,
-    method: 'POST',
     connections: HASH_CONNECTIONS,
     duration: DURATION,
-    headers: { 'content-type': 'application/json' },
-    requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(next().body) }) }],
+    nextBody: () => next().body,
   });
 }
 

@@ -8,7 +8,7 @@
 const { execSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { cpus } = require('node:os');
-const { followRefreshChain, jsonPost, runAutocannon } = require('./load');
+const { followRefreshChain, jsonPost, postEach, runAutocannon } = require('./load');
 const { ROOT, startBuiltService } = require('./service');
 
 const DURATION = Number(process.env.BENCH_DURATION || 5);
@@ -50,37 +50,22 @@ async function start(mode) {
 }
 
 function registerRun(service) {
-  return runAutocannon({
+  return postEach({
     url: `${service.url}/api/v1/auth/register`,
-    method: 'POST',
     connections: HASH_CONNECTIONS,
     duration: DURATION,
-    headers: { 'content-type': 'application/json' },
-    requests: [
-      { setupRequest: (request) => ({ ...request, body: JSON.stringify(service.register()) }) },
-    ],
+    nextBody: service.register,
   });
 }
 
 function loginRun(service) {
   let next = 0;
-  return runAutocannon({
+  return postEach({
     url: `${service.url}/api/v1/auth/login`,
-    method: 'POST',
     connections: HASH_CONNECTIONS,
     duration: DURATION,
-    headers: { 'content-type': 'application/json', 'x-token-delivery': 'body' },
-    requests: [
-      {
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({
-            email: service.users[next++ % service.users.length],
-            password: PASSWORD,
-          }),
-        }),
-      },
-    ],
+    headers: { 'x-token-delivery': 'body' },
+    nextBody: () => ({ email: service.users[next++ % service.users.length], password: PASSWORD }),
   });
 }
 
