@@ -1,14 +1,5 @@
-import { createAuthClient } from './auth-client.js';
 import { AuthError } from './auth-error.js';
-import {
-  BASE,
-  EVERY_PART,
-  FakeBrowser,
-  FakeService,
-  USER,
-  client,
-  envelope,
-} from './auth-client.fakes.js';
+import { FakeBrowser, FakeService, USER, client, clientOn, envelope } from './auth-client.fakes.js';
 
 describe('AuthClient.status(): signed in, signed out, or cannot tell', () => {
   it('says signed out for a visitor without calling anything that fails', async () => {
@@ -59,12 +50,7 @@ describe('AuthClient.status(): signed in, signed out, or cannot tell', () => {
       error: { code: 'SERVICE_UNAVAILABLE', status: 503, retryAfter: 7 },
     });
 
-    const offline = createAuthClient({
-      plugins: EVERY_PART,
-      baseUrl: BASE,
-      fetch: () => Promise.reject(new TypeError('Failed to fetch')),
-      coordination: new FakeBrowser().tab(),
-    });
+    const offline = clientOn(() => Promise.reject(new TypeError('Failed to fetch')));
     const status = await offline.status();
     expect(status).toMatchObject({ state: 'unavailable', error: { code: 'NETWORK_ERROR' } });
   });
@@ -112,12 +98,7 @@ describe('AuthClient: hearing sign-ins', () => {
 
 describe('AuthClient.fetch: every failure is an AuthError', () => {
   it('rejects with NETWORK_ERROR when the API cannot be reached', async () => {
-    const auth = createAuthClient({
-      plugins: EVERY_PART,
-      baseUrl: BASE,
-      fetch: () => Promise.reject(new TypeError('Failed to fetch')),
-      coordination: new FakeBrowser().tab(),
-    });
+    const auth = clientOn(() => Promise.reject(new TypeError('Failed to fetch')));
 
     const error = (await auth
       .fetch('https://api.test/orders')
@@ -130,12 +111,9 @@ describe('AuthClient.fetch: every failure is an AuthError', () => {
   });
 
   it('rejects with ABORTED when the caller’s signal stops the request', async () => {
-    const auth = createAuthClient({
-      plugins: EVERY_PART,
-      baseUrl: BASE,
-      fetch: () => Promise.reject(new DOMException('The operation was aborted.', 'AbortError')),
-      coordination: new FakeBrowser().tab(),
-    });
+    const auth = clientOn(() =>
+      Promise.reject(new DOMException('The operation was aborted.', 'AbortError')),
+    );
 
     await expect(auth.fetch('https://api.test/orders')).rejects.toMatchObject({ code: 'ABORTED' });
   });
@@ -209,12 +187,7 @@ describe('AuthError: the service’s field errors', () => {
       Promise.resolve(
         envelope(400, { success: false, message: 'Invalid', error: 'VALIDATION_ERROR', details }),
       );
-    const auth = createAuthClient({
-      baseUrl: BASE,
-      fetch,
-      coordination: new FakeBrowser().tab(),
-      plugins: EVERY_PART,
-    });
+    const auth = clientOn(fetch);
 
     const error = (await auth.password
       .register({ email: 'a@b', username: 'x', password: 'p' })
@@ -234,12 +207,7 @@ describe('AuthError: the service’s field errors', () => {
       Promise.resolve(
         envelope(401, { success: false, message: 'Expired', error: 'INVALID_TOKEN', details }),
       );
-    const auth = createAuthClient({
-      baseUrl: BASE,
-      fetch,
-      coordination: new FakeBrowser().tab(),
-      plugins: EVERY_PART,
-    });
+    const auth = clientOn(fetch);
 
     const error = (await auth.password
       .reset({ token: 't'.repeat(43), newPassword: 'a new secret' })
@@ -253,12 +221,7 @@ describe('AuthError: the service’s field errors', () => {
   it('has no details, not undefined, when the service sent none', async () => {
     const fetch = () =>
       Promise.resolve(envelope(401, { success: false, message: 'No', error: 'LOGIN_FAILED' }));
-    const auth = createAuthClient({
-      baseUrl: BASE,
-      fetch,
-      coordination: new FakeBrowser().tab(),
-      plugins: EVERY_PART,
-    });
+    const auth = clientOn(fetch);
 
     const error = (await auth.password
       .signIn({ email: 'a@example.com', password: 'x' })
@@ -283,12 +246,7 @@ describe('AuthClient: the calls for non-browser clients and the reset variants',
       seen.push(new Request(input, init));
       return Promise.resolve(envelope(200, tokens));
     };
-    const auth = createAuthClient({
-      baseUrl: BASE,
-      fetch,
-      coordination: new FakeBrowser().tab(),
-      plugins: EVERY_PART,
-    });
+    const auth = clientOn(fetch);
 
     await expect(
       auth.password.signInForTokens({ email: 'a@example.com', password: 'p' }),
@@ -305,12 +263,7 @@ describe('AuthClient: the calls for non-browser clients and the reset variants',
       bodies.push(await new Request(input, init).text());
       return envelope(200, { success: true, message: 'ok' });
     };
-    const auth = createAuthClient({
-      baseUrl: BASE,
-      fetch,
-      coordination: new FakeBrowser().tab(),
-      plugins: EVERY_PART,
-    });
+    const auth = clientOn(fetch);
 
     await auth.password.requestReset({ email: 'a@example.com' });
     await auth.password.reset({ token: 't', newPassword: 'n3w-secret' });
@@ -367,12 +320,7 @@ describe('AuthClient: a password reset', () => {
     const [first, second] = [client(service, browser), client(service, browser)];
     await first.auth.password.signIn({ email: USER.email, password: 'secret-1' });
     const fetch = () => Promise.resolve(envelope(200, { success: true, message: 'Password set' }));
-    const resetter = createAuthClient({
-      baseUrl: BASE,
-      fetch,
-      coordination: browser.tab(),
-      plugins: EVERY_PART,
-    });
+    const resetter = clientOn(fetch, browser.tab());
 
     await resetter.password.reset({ token: 'someone-elses', newPassword: 'n3w-secret' });
 

@@ -196,6 +196,11 @@ export function client(
   return { auth, ended, started };
 }
 
+/** A client with every part on `fetch`, in a tab of its own unless given one. */
+export function clientOn(fetch: typeof globalThis.fetch, coordination = new FakeBrowser().tab()) {
+  return createAuthClient({ baseUrl: BASE, fetch, coordination, plugins: EVERY_PART });
+}
+
 /** A service that answers every call with `answer(method, path)` and records what it got. */
 export function recording(answer: (method: string, path: string) => Response) {
   const seen: Array<{ method: string; path: string; body: unknown }> = [];

@@ -1,15 +1,6 @@
-import { createAuthClient } from './auth-client.js';
 import { AuthError } from './auth-error.js';
 import type { SessionEndReason } from './types.js';
-import {
-  BASE,
-  EVERY_PART,
-  FakeBrowser,
-  FakeService,
-  USER,
-  client,
-  envelope,
-} from './auth-client.fakes.js';
+import { FakeBrowser, FakeService, USER, client, clientOn, envelope } from './auth-client.fakes.js';
 
 describe('AuthClient: automatic refresh', () => {
   it('refreshes once and retries a call refused for an expired access token', async () => {
@@ -252,12 +243,7 @@ describe('AuthClient: typed results and errors', () => {
       Promise.resolve(
         envelope(429, { success: false, message: 'Too many', error: 'RATE_LIMITED' }),
       );
-    const auth = createAuthClient({
-      baseUrl: BASE,
-      fetch,
-      coordination: new FakeBrowser().tab(),
-      plugins: EVERY_PART,
-    });
+    const auth = clientOn(fetch);
 
     const error = (await auth.password
       .signIn({ email: 'a@example.com', password: 'x' })
@@ -268,23 +254,15 @@ describe('AuthClient: typed results and errors', () => {
   });
 
   it('names answers that are not the envelope, and requests that never arrive', async () => {
-    const offline = createAuthClient({
-      plugins: EVERY_PART,
-      baseUrl: BASE,
-      fetch: () => Promise.reject(new TypeError('Failed to fetch')),
-      coordination: new FakeBrowser().tab(),
-    });
+    const offline = clientOn(() => Promise.reject(new TypeError('Failed to fetch')));
 
     await expect(offline.password.forgot({ email: 'a@example.com' })).rejects.toMatchObject({
       code: 'NETWORK_ERROR',
       status: 0,
     });
-    const proxy = createAuthClient({
-      plugins: EVERY_PART,
-      baseUrl: BASE,
-      fetch: () => Promise.resolve(new Response('<html>bad gateway</html>', { status: 502 })),
-      coordination: new FakeBrowser().tab(),
-    });
+    const proxy = clientOn(() =>
+      Promise.resolve(new Response('<html>bad gateway</html>', { status: 502 })),
+    );
     await expect(proxy.password.forgot({ email: 'a@example.com' })).rejects.toMatchObject({
       code: 'UNEXPECTED_RESPONSE',
       status: 502,
