@@ -1,0 +1,121 @@
+import { ClientInfo } from '../common/http/request-context';
+import { User } from '../users/user.entity';
+
+/**
+ * Every change the service makes, named `area.past_tense` (decisions.md, "Events, webhooks and
+ * hooks"). This list is what webhooks subscribe to and what the OpenAPI document names; receivers
+ * depend on it, so a name is added, never renamed.
+ */
+export const DOMAIN_EVENT_TYPES = [
+  'user.created',
+  'user.email_verified',
+  'user.updated',
+  'user.email_changed',
+  'user.password_changed',
+  'user.deleted',
+  'session.created',
+  'session.revoked',
+  'mfa.enabled',
+  'mfa.disabled',
+  'passkey.added',
+  'passkey.removed',
+  'identity.linked',
+  'identity.unlinked',
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.member_added',
+  'organization.member_removed',
+  'organization.member_role_changed',
+  'organization.invitation_created',
+  'organization.invitation_accepted',
+  'webhook.test',
+] as const;
+
+export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+
+/** Why a session ended (`data.reason` of `session.revoked`). */
+export type SessionEndReason =
+  | 'logout'
+  | 'ended_elsewhere'
+  | 'reuse_detected'
+  | 'expired'
+  | 'password_changed'
+  | 'email_changed'
+  | 'account_disabled'
+  | 'account_deleted'
+  | 'admin'
+  | 'identities_unlinked';
+
+/** The session an event concerns: its id (the tokens' `sid`) and, when known, its `amr`. */
+export interface SessionRef {
+  id: string;
+  amr?: string[];
+}
+
+/** An organization as events carry it. */
+export interface OrganizationRef {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+/**
+ * What each event carries, besides its type. `user` is the entity as it stands after the change
+ * (for `user.deleted`, as it stood before): subscribers derive what they show from it (a webhook
+ * shows it as `GET /users/me` does, never a hash or a secret).
+ */
+export interface DomainEventData {
+  'user.created': { user: User; method: string };
+  'user.email_verified': { user: User };
+  /** `changes`: the fields that changed (`name`, `picture`, `username`, `role`, `disabled`). */
+  'user.updated': { user: User; changes: string[] };
+  'user.email_changed': { user: User; previousEmail: string; undone?: boolean };
+  'user.password_changed': { user: User; how: 'change' | 'reset' | 'admin_reset' | 'set' };
+  'user.deleted': { user: User };
+  'session.created': { user: User; session: Required<SessionRef> };
+  /** One event per action: `sessions` lists every session the action ended. */
+  'session.revoked': { userId: string; sessions: SessionRef[]; reason: SessionEndReason };
+  'mfa.enabled': { user: User };
+  'mfa.disabled': { user: User };
+  'passkey.added': { user: User; passkey: { id: string; name: string } };
+  'passkey.removed': { user: User; passkey: { id: string; name: string } };
+  'identity.linked': { user: User; identity: { id: string; provider: string } };
+  'identity.unlinked': { user: User; identity: { id: string; provider: string } };
+  'organization.created': { organization: OrganizationRef; userId: string };
+  'organization.updated': { organization: OrganizationRef; changes: string[] };
+  'organization.deleted': { organization: OrganizationRef };
+  'organization.member_added': { organization: OrganizationRef; userId: string; role: string };
+  'organization.member_removed': { organization: OrganizationRef; userId: string };
+  'organization.member_role_changed': {
+    organization: OrganizationRef;
+    userId: string;
+    role: string;
+    previousRole: string;
+  };
+  'organization.invitation_created': {
+    organization: OrganizationRef;
+    invitation: { id: string; email: string; role: string };
+  };
+  'organization.invitation_accepted': {
+    organization: OrganizationRef;
+    invitation: { id: string; email: string; role: string };
+    userId: string;
+  };
+  'webhook.test': { webhookId: string };
+}
+
+/**
+ * Who made the change: the client (IP and user agent as `@Client()` reads them) and, when an
+ * administrator acted on someone else's account, the administrator's id.
+ */
+export interface EventOrigin {
+  client?: ClientInfo;
+  actorId?: string | null;
+}
+
+export type DomainEvent = {
+  [T in DomainEventType]: { type: T; data: DomainEventData[T]; origin?: EventOrigin };
+}[DomainEventType];
+
+export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
