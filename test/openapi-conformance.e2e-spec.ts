@@ -13,7 +13,7 @@ import {
   registerUser,
   uniqueUser,
 } from './support/auth-helpers';
-import { IdentitiesService } from '../src/identities/identities.service';
+import { IdentitiesService } from '../src/linked-identities/linked-identities.service';
 import { UserDirectory } from '../src/users/user-directory.service';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 import { Authenticator } from './support/authenticator';

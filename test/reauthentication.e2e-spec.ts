@@ -1,6 +1,6 @@
 import * as jwt from 'jsonwebtoken';
 import { createHash, randomUUID } from 'node:crypto';
-import { FederationStates } from '../src/federation/federation-states.service';
+import { FederationStates } from '../src/identity-providers/provider-flow-states.service';
 import { User } from '../src/users/user.entity';
 import { PASSWORD, registerAndLogin, registerUser, uniqueUser } from './support/auth-helpers';
 import { signAccess } from './support/access-tokens';

@@ -1,6 +1,6 @@
 import { AccountRemoval } from '../src/account-removal/account-removal.service';
 import { AuditEvent } from '../src/audit/audit-event.entity';
-import { EmailFlowsService } from '../src/email-links/email-flows.service';
+import { EmailFlowsService } from '../src/email-links/email-links.service';
 import { User } from '../src/users/user.entity';
 import { UserDirectory } from '../src/users/user-directory.service';
 import {

@@ -11,7 +11,7 @@ import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { LogoutScope } from './dto/logout.dto';
 import { LoginBackoff } from './login-backoff.service';
-import { MfaChallenges } from './mfa-challenges.service';
+import { MfaChallenges } from './second-factor-challenges.service';
 import { Answer, ProvenStep, SignInMethodRegistry } from './sign-in-methods.registry';
 
 export interface Session {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { ClientInfo } from '../common/http/request-context';
-import { IdentitiesService } from '../identities/identities.service';
+import { IdentitiesService } from '../linked-identities/linked-identities.service';
 import { SessionsService } from '../sessions/sessions.service';
 
 /**

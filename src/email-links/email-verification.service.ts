@@ -7,7 +7,7 @@ import { MailboxProof } from '../auth/mailbox-proof.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { EmailFlowsService } from './email-flows.service';
+import { EmailFlowsService } from './email-links.service';
 
 /** The verification link followed: the address is proven. */
 @Injectable()

@@ -8,7 +8,7 @@ import { MailRequest } from '../auth/mail-request';
 import { SsoRequirement } from '../auth/sso-requirement';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { UsersService } from '../users/users.service';
-import { EmailFlowsService } from './email-flows.service';
+import { EmailFlowsService } from './email-links.service';
 
 /** Someone asks, by address, for a verification or reset link. */
 @Injectable()

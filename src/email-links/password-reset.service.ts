@@ -11,7 +11,7 @@ import { SsoRequirement } from '../auth/sso-requirement';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { UsersService } from '../users/users.service';
-import { EmailFlowsService } from './email-flows.service';
+import { EmailFlowsService } from './email-links.service';
 
 /** The reset link followed with a new password. */
 @Injectable()

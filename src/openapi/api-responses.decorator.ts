@@ -5,7 +5,7 @@ import {
   HeadersObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
-import { MfaChallengeEnvelopeModel } from '../mfa/mfa.view';
+import { MfaChallengeEnvelopeModel } from '../second-factor/second-factor.view';
 import { ErrorEnvelopeModel, TokenResponseModel, UserEnvelopeModel } from './api-models';
 
 /** A code at its catalogue status, or `[code, status]` where the contract gives it another. */

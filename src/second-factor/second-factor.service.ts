@@ -13,7 +13,7 @@ import { RECOVERY_CODES, newRecoveryCode, recoveryCodeHash } from './recovery-co
 import { RecoveryCode } from './recovery-code.entity';
 import { SecretBox } from './secret-box';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
-import { UserMfa } from './user-mfa.entity';
+import { UserMfa } from './user-second-factor.entity';
 
 export interface MfaStatus {
   totp: boolean;

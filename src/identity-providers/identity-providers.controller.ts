@@ -28,10 +28,10 @@ import {
 } from '../openapi/api-responses.decorator';
 import { Public } from '../auth/decorators/public.decorator';
 import { callbackRedirect } from './callback-redirect';
-import { SsoStartDto } from './dto/federation-bodies.dto';
-import { FederatedSignIn } from './federated-sign-in.service';
-import { ProvidersDataModel, SsoStartDataModel } from './federation.view';
-import { MAX_REDIRECT_LENGTH } from './federation-states.service';
+import { SsoStartDto } from './dto/identity-provider-bodies.dto';
+import { FederatedSignIn } from './provider-sign-in.service';
+import { ProvidersDataModel, SsoStartDataModel } from './identity-providers.view';
+import { MAX_REDIRECT_LENGTH } from './provider-flow-states.service';
 import { FlowCookie } from './flow-cookie';
 import { ApiProviderCallback, ApiProviderRedirect } from './provider-redirects.decorator';
 import { providerForEmail } from '../config/sso-domains';

@@ -5,12 +5,12 @@ import { AfterAnswer } from '../mail/after-answer.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { IdentitiesService, IdentityTaken } from '../identities/identities.service';
+import { IdentitiesService, IdentityTaken } from '../linked-identities/linked-identities.service';
 import { MailService } from '../mail/mail.service';
 import { USERNAME_PATTERN, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, UsersService } from '../users/users.service';
-import { Flow } from './federation-states.service';
+import { Flow } from './provider-flow-states.service';
 import { ProviderClients } from './provider-clients.service';
 import { ProviderProfile } from './provider-profile';
 

@@ -7,16 +7,16 @@ import { HttpRequest, HttpResponse } from '../common/http/http-request';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
-import { IdentitiesService } from '../identities/identities.service';
+import { IdentitiesService } from '../linked-identities/linked-identities.service';
 import { ApiErrors, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
-import { FederatedSignIn } from './federated-sign-in.service';
+import { FederatedSignIn } from './provider-sign-in.service';
 import {
   PROVIDER_ID,
   REDIRECT_TO,
   RedirectAnswer,
   requiredRedirect,
-} from './federation.controller';
+} from './identity-providers.controller';
 import { FlowCookie } from './flow-cookie';
 import { ProviderClients } from './provider-clients.service';
 import { ApiProviderRedirect } from './provider-redirects.decorator';

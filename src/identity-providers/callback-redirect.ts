@@ -1,4 +1,4 @@
-import { CallbackOutcome } from './federated-sign-in.service';
+import { CallbackOutcome } from './provider-sign-in.service';
 
 /**
  * The app address a callback ends at: `redirect_to` as it is after a sign-in or a link;

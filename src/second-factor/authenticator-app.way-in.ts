@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
-import { MfaService } from './mfa.service';
+import { MfaService } from './second-factor.service';
 import { SecondFactorCodes } from './second-factor-codes.service';
 
 export const AUTHENTICATOR_APP = 'totp';

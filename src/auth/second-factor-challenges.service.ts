@@ -5,7 +5,7 @@ import { PurgeSchedule, purgeInBatches } from '../database/batch-purge';
 import { Database } from '../database/database.service';
 import { hashToken, randomToken } from '../tokens/token-hash';
 import { User } from '../users/user.entity';
-import { MfaChallenge } from './mfa-challenge.entity';
+import { MfaChallenge } from './second-factor-challenge.entity';
 
 /** How long a login's second step stays open. */
 const CHALLENGE_TTL_MS = 5 * 60_000;

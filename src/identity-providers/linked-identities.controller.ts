@@ -25,14 +25,14 @@ import {
   STORED,
 } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
-import { FederatedSignIn } from './federated-sign-in.service';
+import { FederatedSignIn } from './provider-sign-in.service';
 import {
   PROVIDER_ID,
   REDIRECT_TO,
   RedirectAnswer,
   requiredRedirect,
-} from './federation.controller';
-import { IdentitiesDataModel, identityView } from '../identities/identity.view';
+} from './identity-providers.controller';
+import { IdentitiesDataModel, identityView } from '../linked-identities/identity.view';
 import { FlowCookie } from './flow-cookie';
 import { ApiProviderRedirect } from './provider-redirects.decorator';
 import { IdentityLinks } from './identity-links.service';

@@ -4,7 +4,7 @@ import { AppConfig, CookieConfig, HttpPlatform } from '../config/config.sections
 import { HttpRequest } from '../common/http/http-request';
 import { setCookie } from '../platform/response-cookies';
 import { randomToken } from '../tokens/token-hash';
-import { FLOW_TTL_SECONDS } from './federation-states.service';
+import { FLOW_TTL_SECONDS } from './provider-flow-states.service';
 
 const NAME = 'auth_flow';
 const VALUE = /^[A-Za-z0-9_-]{43}$/;

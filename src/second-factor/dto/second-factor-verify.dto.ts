@@ -9,7 +9,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { AuthenticationResponseDto } from '../../passkeys/dto/authentication-response.dto';
-import { RecoveryCodeField, TotpCodeField } from './mfa-fields';
+import { RecoveryCodeField, TotpCodeField } from './second-factor-fields';
 
 /** `POST /auth/mfa/verify`: the login's challenge, and a code, a recovery code or a passkey. */
 export class MfaVerifyDto {

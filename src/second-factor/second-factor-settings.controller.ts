@@ -10,8 +10,8 @@ import { AuthTime } from '../common/http/session-id.decorator';
 import { ConfirmTotpDto } from './dto/confirm-totp.dto';
 import { IdentityProofDto } from './dto/identity-proof.dto';
 import { exactlyOne } from '../common/validation/exactly-one';
-import { MfaService } from './mfa.service';
-import { MfaStatusModel, RecoveryCodesModel, TotpEnrolmentModel } from './mfa.view';
+import { MfaService } from './second-factor.service';
+import { MfaStatusModel, RecoveryCodesModel, TotpEnrolmentModel } from './second-factor.view';
 import { SecondFactorCodes } from './second-factor-codes.service';
 import {
   ANY_BODY,

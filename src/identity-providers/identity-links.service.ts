@@ -4,8 +4,8 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
-import { IdentitiesService } from '../identities/identities.service';
-import { UserIdentity } from '../identities/user-identity.entity';
+import { IdentitiesService } from '../linked-identities/linked-identities.service';
+import { UserIdentity } from '../linked-identities/user-identity.entity';
 
 /** The signed-in user's linked identities: listed, and unlinked while another way in remains. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Repository } from 'typeorm';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
-import { FLOW_TTL_SECONDS, FederationStates, NewFlow } from './federation-states.service';
+import { FLOW_TTL_SECONDS, FederationStates, NewFlow } from './provider-flow-states.service';
 import { FinishedFlow } from './finished-flow.entity';
 
 const SECRET = 'a-refresh-secret-0123456789-abcdefghijklmnop';

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { TotpCodeField } from './mfa-fields';
+import { TotpCodeField } from './second-factor-fields';
 
 /**
  * `{password}` or `{code}`: proof that the signed-in person is the account's owner, for a

@@ -3,7 +3,7 @@ import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { User } from '../users/user.entity';
-import { IdentitiesService } from './identities.service';
+import { IdentitiesService } from './linked-identities.service';
 
 export const IDENTITY_PROVIDER = 'identity_provider';
 

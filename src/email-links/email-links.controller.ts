@@ -18,7 +18,7 @@ import { Public } from '../auth/decorators/public.decorator';
 import { AuthCookies } from '../auth/auth-cookies.service';
 import { EmailLinkRequestDto } from '../auth/dto/email-link-request.dto';
 import { MailRequest } from '../auth/mail-request';
-import { ResetConfirmDto, ResetRequestDto, VerifyEmailDto } from './dto/email-flow.dto';
+import { ResetConfirmDto, ResetRequestDto, VerifyEmailDto } from './dto/email-link.dto';
 import { EmailVerification } from './email-verification.service';
 import { LinkRequests } from './link-requests.service';
 import { PasswordReset } from './password-reset.service';

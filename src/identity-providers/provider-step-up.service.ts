@@ -5,13 +5,13 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
-import { IdentitiesService } from '../identities/identities.service';
-import { IDENTITY_PROVIDER } from '../identities/identity-provider.way-in';
+import { IdentitiesService } from '../linked-identities/linked-identities.service';
+import { IDENTITY_PROVIDER } from '../linked-identities/identity-provider.way-in';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { epochSeconds } from '../tokens/epoch-seconds';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { Flow } from './federation-states.service';
+import { Flow } from './provider-flow-states.service';
 import { ProviderProfile } from './provider-profile';
 
 /** A signed-in session stepping up through a provider: its user and its `sid`. */

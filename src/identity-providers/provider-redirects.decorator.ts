@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery, ApiResponse } from '@nestjs/swagger';
-import { FLOW_TTL_SECONDS } from './federation-states.service';
+import { FLOW_TTL_SECONDS } from './provider-flow-states.service';
 
 /*
  * How the OpenAPI document describes the round trip's redirects: a browser follows them, so what

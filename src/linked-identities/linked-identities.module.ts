@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesService } from './identities.service';
+import { IdentitiesService } from './linked-identities.service';
 import { UserIdentity } from './user-identity.entity';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { IdentityProviderWayIn } from './identity-provider.way-in';
