@@ -7,7 +7,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  * it.
  */
 @Entity({ name: 'mfa_challenges' })
-export class MfaChallenge {
+export class SecondFactorChallenge {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   id!: string;
 

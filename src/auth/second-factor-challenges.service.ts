@@ -5,7 +5,7 @@ import { PurgeSchedule, purgeInBatches } from '../database/batch-purge';
 import { Database } from '../database/database.service';
 import { hashToken, randomToken } from '../tokens/token-hash';
 import { User } from '../users/user.entity';
-import { MfaChallenge } from './second-factor-challenge.entity';
+import { SecondFactorChallenge } from './second-factor-challenge.entity';
 
 /** How long a login's second step stays open. */
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -26,11 +26,12 @@ export interface OpenedChallenge {
  * five minutes and for one successful second step.
  */
 @Injectable()
-export class MfaChallenges implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly schedule = new PurgeSchedule(new Logger(MfaChallenges.name));
+export class SecondFactorChallenges implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly schedule = new PurgeSchedule(new Logger(SecondFactorChallenges.name));
 
   constructor(
-    @InjectRepository(MfaChallenge) private readonly challenges: Repository<MfaChallenge>,
+    @InjectRepository(SecondFactorChallenge)
+    private readonly challenges: Repository<SecondFactorChallenge>,
     private readonly database: Database,
   ) {}
 

@@ -41,7 +41,7 @@ const VERIFICATION_REQUESTED: Record<MailRequest, string> = {
 @ApiTags('email')
 @Public()
 @Controller()
-export class EmailFlowsController {
+export class EmailLinksController {
   constructor(
     private readonly requests: LinkRequests,
     private readonly verification: EmailVerification,

@@ -22,8 +22,8 @@ import { UsersService } from '../users/users.service';
  * PasswordReset) go through here.
  */
 @Injectable()
-export class EmailFlowsService {
-  private readonly logger = new Logger(EmailFlowsService.name);
+export class EmailLinksService {
+  private readonly logger = new Logger(EmailLinksService.name);
 
   constructor(
     private readonly database: Database,

@@ -5,7 +5,10 @@ import { AfterAnswer } from '../mail/after-answer.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { IdentitiesService, IdentityTaken } from '../linked-identities/linked-identities.service';
+import {
+  LinkedIdentitiesService,
+  IdentityTaken,
+} from '../linked-identities/linked-identities.service';
 import { MailService } from '../mail/mail.service';
 import { USERNAME_PATTERN, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
@@ -23,7 +26,7 @@ const USERNAME_TRIES = 5;
 @Injectable()
 export class IdentityAccounts {
   constructor(
-    private readonly identities: IdentitiesService,
+    private readonly identities: LinkedIdentitiesService,
     private readonly users: UsersService,
     private readonly database: Database,
     private readonly audit: AuditTrail,

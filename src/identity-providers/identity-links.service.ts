@@ -4,14 +4,14 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
-import { IdentitiesService } from '../linked-identities/linked-identities.service';
+import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
 import { UserIdentity } from '../linked-identities/user-identity.entity';
 
 /** The signed-in user's linked identities: listed, and unlinked while another way in remains. */
 @Injectable()
 export class IdentityLinks {
   constructor(
-    private readonly identities: IdentitiesService,
+    private readonly identities: LinkedIdentitiesService,
     private readonly waysIn: SignInMethodRegistry,
     private readonly database: Database,
     private readonly audit: AuditTrail,

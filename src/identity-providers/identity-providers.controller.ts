@@ -29,7 +29,7 @@ import {
 import { Public } from '../auth/decorators/public.decorator';
 import { callbackRedirect } from './callback-redirect';
 import { SsoStartDto } from './dto/identity-provider-bodies.dto';
-import { FederatedSignIn } from './provider-sign-in.service';
+import { ProviderSignIn } from './provider-sign-in.service';
 import { ProvidersDataModel, SsoStartDataModel } from './identity-providers.view';
 import { MAX_REDIRECT_LENGTH } from './provider-flow-states.service';
 import { FlowCookie } from './flow-cookie';
@@ -57,9 +57,9 @@ export interface RedirectAnswer {
  */
 @ApiTags('auth')
 @Controller('auth')
-export class FederationController {
+export class IdentityProvidersController {
   constructor(
-    private readonly signIn: FederatedSignIn,
+    private readonly signIn: ProviderSignIn,
     private readonly flowCookie: FlowCookie,
     private readonly authCookies: AuthCookies,
     private readonly federation: FederationConfig,

@@ -4,17 +4,17 @@ import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesModule } from '../linked-identities/linked-identities.module';
+import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { UsersModule } from '../users/users.module';
-import { FederatedSignIn } from './provider-sign-in.service';
+import { ProviderSignIn } from './provider-sign-in.service';
 import { FinishedFlow } from './finished-flow.entity';
-import { FederationStates } from './provider-flow-states.service';
-import { FederationController } from './identity-providers.controller';
+import { ProviderFlowStates } from './provider-flow-states.service';
+import { IdentityProvidersController } from './identity-providers.controller';
 import { FlowCookie } from './flow-cookie';
-import { IdentitiesController } from './linked-identities.controller';
+import { LinkedIdentitiesController } from './linked-identities.controller';
 import { IdentityAccounts } from './identity-accounts.service';
 import { IdentityLinks } from './identity-links.service';
 import { ProviderClients } from './provider-clients.service';
@@ -32,17 +32,17 @@ import { ProviderStepUp } from './provider-step-up.service';
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,
-    IdentitiesModule,
+    LinkedIdentitiesModule,
     MailModule,
     MetricsModule,
     SignInMethodsModule,
     UsersModule,
     TypeOrmModule.forFeature([FinishedFlow]),
   ],
-  controllers: [FederationController, IdentitiesController, ProviderStepUpController],
+  controllers: [IdentityProvidersController, LinkedIdentitiesController, ProviderStepUpController],
   providers: [
-    FederatedSignIn,
-    FederationStates,
+    ProviderSignIn,
+    ProviderFlowStates,
     FlowCookie,
     IdentityAccounts,
     IdentityLinks,
@@ -50,4 +50,4 @@ import { ProviderStepUp } from './provider-step-up.service';
     ProviderStepUp,
   ],
 })
-export class FederationModule {}
+export class IdentityProvidersModule {}

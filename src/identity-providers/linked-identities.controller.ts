@@ -25,7 +25,7 @@ import {
   STORED,
 } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
-import { FederatedSignIn } from './provider-sign-in.service';
+import { ProviderSignIn } from './provider-sign-in.service';
 import {
   PROVIDER_ID,
   REDIRECT_TO,
@@ -39,7 +39,7 @@ import { IdentityLinks } from './identity-links.service';
 
 /**
  * Here rather than in src/identities, beside the table's service: linking is a provider's round
- * trip (FederatedSignIn, FlowCookie) and FederationModule imports IdentitiesModule, so the
+ * trip (ProviderSignIn, FlowCookie) and IdentityProvidersModule imports LinkedIdentitiesModule, so the
  * controller there would make the two modules import each other.
  *
  * The signed-in user's identities at providers. Linking and unlinking change the ways into the
@@ -49,10 +49,10 @@ import { IdentityLinks } from './identity-links.service';
 @ApiTags('users')
 @Controller('users/me/identities')
 @Authenticated()
-export class IdentitiesController {
+export class LinkedIdentitiesController {
   constructor(
     private readonly links: IdentityLinks,
-    private readonly signIn: FederatedSignIn,
+    private readonly signIn: ProviderSignIn,
     private readonly flowCookie: FlowCookie,
   ) {}
 

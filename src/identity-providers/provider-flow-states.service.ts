@@ -90,8 +90,8 @@ interface Sealed {
  * with that state afterwards, on any instance, finds it so.
  */
 @Injectable()
-export class FederationStates implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly schedule = new PurgeSchedule(new Logger(FederationStates.name));
+export class ProviderFlowStates implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly schedule = new PurgeSchedule(new Logger(ProviderFlowStates.name));
   private readonly key: Buffer;
 
   constructor(

@@ -1,7 +1,7 @@
 import { Repository } from 'typeorm';
 import { JwtConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
-import { FLOW_TTL_SECONDS, FederationStates, NewFlow } from './provider-flow-states.service';
+import { FLOW_TTL_SECONDS, ProviderFlowStates, NewFlow } from './provider-flow-states.service';
 import { FinishedFlow } from './finished-flow.entity';
 
 const SECRET = 'a-refresh-secret-0123456789-abcdefghijklmnop';
@@ -33,7 +33,7 @@ function statesOver(secret = SECRET, ids = new Set<string>()) {
   const database = {
     run: (work: (manager: unknown) => unknown) => work({ withRepository: () => table }),
   } as unknown as Database;
-  const states = new FederationStates(table as unknown as Repository<FinishedFlow>, database, {
+  const states = new ProviderFlowStates(table as unknown as Repository<FinishedFlow>, database, {
     refreshSecret: secret,
   } as JwtConfig);
   return { states, ids };

@@ -6,13 +6,16 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { isAcceptedAddress } from '../common/validation/email-address';
 import { requiredProviderFor } from '../config/sso-domains';
-import { IdentitiesService, IdentityTaken } from '../linked-identities/linked-identities.service';
+import {
+  LinkedIdentitiesService,
+  IdentityTaken,
+} from '../linked-identities/linked-identities.service';
 import { IDENTITY_PROVIDER } from '../linked-identities/identity-provider.way-in';
 import { FederationOutcome, Metrics } from '../metrics/metrics.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { RefreshClaims } from '../sessions/refresh-claims';
-import { Flow, FederationStates } from './provider-flow-states.service';
+import { Flow, ProviderFlowStates } from './provider-flow-states.service';
 import { ProviderProfile } from './provider-profile';
 import { ProviderClients } from './provider-clients.service';
 import { IdentityAccounts } from './identity-accounts.service';
@@ -45,13 +48,13 @@ export type SignedInFlow = { purpose: 'link'; user: User } | StepUpFlow;
  * without a password.
  */
 @Injectable()
-export class FederatedSignIn {
-  private readonly logger = new Logger(FederatedSignIn.name);
+export class ProviderSignIn {
+  private readonly logger = new Logger(ProviderSignIn.name);
 
   constructor(
     private readonly providers: ProviderClients,
-    private readonly states: FederationStates,
-    private readonly identities: IdentitiesService,
+    private readonly states: ProviderFlowStates,
+    private readonly identities: LinkedIdentitiesService,
     private readonly users: UsersService,
     private readonly auth: AuthService,
     private readonly applicationUrls: ApplicationUrlPolicy,

@@ -7,10 +7,10 @@ import { HttpRequest, HttpResponse } from '../common/http/http-request';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
-import { IdentitiesService } from '../linked-identities/linked-identities.service';
+import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
 import { ApiErrors, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
-import { FederatedSignIn } from './provider-sign-in.service';
+import { ProviderSignIn } from './provider-sign-in.service';
 import {
   PROVIDER_ID,
   REDIRECT_TO,
@@ -31,10 +31,10 @@ import { ApiProviderRedirect } from './provider-redirects.decorator';
 @Controller('auth/reauthenticate')
 export class ProviderStepUpController {
   constructor(
-    private readonly signIn: FederatedSignIn,
+    private readonly signIn: ProviderSignIn,
     private readonly flowCookie: FlowCookie,
     private readonly providers: ProviderClients,
-    private readonly identities: IdentitiesService,
+    private readonly identities: LinkedIdentitiesService,
     private readonly federation: FederationConfig,
   ) {}
 

@@ -5,7 +5,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
-import { IdentitiesService } from '../linked-identities/linked-identities.service';
+import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
 import { IDENTITY_PROVIDER } from '../linked-identities/identity-provider.way-in';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { epochSeconds } from '../tokens/epoch-seconds';
@@ -46,7 +46,7 @@ export interface StepUpRefusal {
 @Injectable()
 export class ProviderStepUp {
   constructor(
-    private readonly identities: IdentitiesService,
+    private readonly identities: LinkedIdentitiesService,
     private readonly users: UsersService,
     private readonly reauthentication: Reauthentication,
     private readonly federation: FederationConfig,

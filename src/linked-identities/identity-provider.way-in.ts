@@ -3,7 +3,7 @@ import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { User } from '../users/user.entity';
-import { IdentitiesService } from './linked-identities.service';
+import { LinkedIdentitiesService } from './linked-identities.service';
 
 export const IDENTITY_PROVIDER = 'identity_provider';
 
@@ -18,7 +18,7 @@ export class IdentityProviderWayIn implements OnModuleInit {
   constructor(
     private readonly registry: SignInMethodRegistry,
     private readonly config: FederationConfig,
-    private readonly identities: IdentitiesService,
+    private readonly identities: LinkedIdentitiesService,
   ) {}
 
   onModuleInit(): void {

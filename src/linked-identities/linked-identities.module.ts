@@ -2,13 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesService } from './linked-identities.service';
+import { LinkedIdentitiesService } from './linked-identities.service';
 import { UserIdentity } from './user-identity.entity';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { IdentityProviderWayIn } from './identity-provider.way-in';
 
 /**
- * The identities linked to accounts, apart from the sign-in flows (FederationModule): what an
+ * The identities linked to accounts, apart from the sign-in flows (IdentityProvidersModule): what an
  * account holds of the identity provider as a way in (IdentityProviderWayIn), which an email
  * link's first proof and an account's removal also reach.
  */
@@ -19,7 +19,7 @@ import { IdentityProviderWayIn } from './identity-provider.way-in';
     SignInMethodsModule,
     TypeOrmModule.forFeature([UserIdentity]),
   ],
-  providers: [IdentitiesService, IdentityProviderWayIn],
-  exports: [IdentitiesService],
+  providers: [LinkedIdentitiesService, IdentityProviderWayIn],
+  exports: [LinkedIdentitiesService],
 })
-export class IdentitiesModule {}
+export class LinkedIdentitiesModule {}

@@ -25,7 +25,7 @@ export interface NewIdentity {
  * link or unlink is decided by the callers (a provider's round trip, a signed-in owner).
  */
 @Injectable()
-export class IdentitiesService {
+export class LinkedIdentitiesService {
   constructor(
     @InjectRepository(UserIdentity) private readonly identities: Repository<UserIdentity>,
     private readonly database: Database,

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
-import { MfaService } from './second-factor.service';
+import { SecondFactorService } from './second-factor.service';
 import { SecondFactorCodes } from './second-factor-codes.service';
 
 export const AUTHENTICATOR_APP = 'totp';
@@ -14,7 +14,7 @@ export const AUTHENTICATOR_APP = 'totp';
 export class AuthenticatorAppWayIn implements OnModuleInit {
   constructor(
     private readonly registry: SignInMethodRegistry,
-    private readonly mfa: MfaService,
+    private readonly mfa: SecondFactorService,
     private readonly codes: SecondFactorCodes,
   ) {}
 

@@ -5,7 +5,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { Metrics } from '../metrics/metrics.service';
 import { LoginBackoff } from '../auth/login-backoff.service';
 import { User } from '../users/user.entity';
-import { MfaService, invalidCode } from './second-factor.service';
+import { SecondFactorService, invalidCode } from './second-factor.service';
 
 /** What a user typed for their second factor: a code from the app, or a recovery code. */
 export type SecondFactorAnswer = { code: string } | { recoveryCode: string };
@@ -19,7 +19,7 @@ export type SecondFactorAnswer = { code: string } | { recoveryCode: string };
 @Injectable()
 export class SecondFactorCodes {
   constructor(
-    private readonly mfa: MfaService,
+    private readonly mfa: SecondFactorService,
     private readonly backoff: LoginBackoff,
     private readonly audit: AuditTrail,
     private readonly metrics: Metrics,

@@ -10,8 +10,12 @@ import { AuthTime } from '../common/http/session-id.decorator';
 import { ConfirmTotpDto } from './dto/confirm-totp.dto';
 import { IdentityProofDto } from './dto/identity-proof.dto';
 import { exactlyOne } from '../common/validation/exactly-one';
-import { MfaService } from './second-factor.service';
-import { MfaStatusModel, RecoveryCodesModel, TotpEnrolmentModel } from './second-factor.view';
+import { SecondFactorService } from './second-factor.service';
+import {
+  SecondFactorStatusModel,
+  RecoveryCodesModel,
+  TotpEnrolmentModel,
+} from './second-factor.view';
 import { SecondFactorCodes } from './second-factor-codes.service';
 import {
   ANY_BODY,
@@ -30,9 +34,9 @@ import { User, hasPassword } from '../users/user.entity';
 @ApiTags('users')
 @Controller('users/me/mfa')
 @AuthenticatedBeforeEnrolment()
-export class MfaController {
+export class SecondFactorSettingsController {
   constructor(
-    private readonly mfa: MfaService,
+    private readonly mfa: SecondFactorService,
     private readonly codes: SecondFactorCodes,
     private readonly confirmation: ChangeConfirmation,
   ) {}
@@ -43,9 +47,9 @@ export class MfaController {
     summary: 'Whether two-step sign-in is on, and how many recovery codes are left',
     description: 'Reads only; no recent sign-in needed.',
   })
-  @ApiEnvelope(200, 'Second factor', { data: MfaStatusModel })
+  @ApiEnvelope(200, 'Second factor', { data: SecondFactorStatusModel })
   @ApiErrors(...STORED)
-  async status(@RequestUser() user: User): Promise<Envelope<MfaStatusModel>> {
+  async status(@RequestUser() user: User): Promise<Envelope<SecondFactorStatusModel>> {
     return ok('Second factor', await this.mfa.status(user.id));
   }
 

@@ -8,12 +8,12 @@ import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { AuthenticatorAppWayIn } from './authenticator-app.way-in';
-import { MfaController } from './second-factor-settings.controller';
-import { MfaService } from './second-factor.service';
+import { SecondFactorSettingsController } from './second-factor-settings.controller';
+import { SecondFactorService } from './second-factor.service';
 import { RecoveryCode } from './recovery-code.entity';
 import { SecondFactorCodes } from './second-factor-codes.service';
 import { SecretBox } from './secret-box';
-import { UserMfa } from './user-second-factor.entity';
+import { UserSecondFactor } from './user-second-factor.entity';
 
 /**
  * The second factor: an authenticator app (TOTP) and its recovery codes, as a login's second
@@ -30,10 +30,10 @@ import { UserMfa } from './user-second-factor.entity';
     MailModule,
     MetricsModule,
     SignInMethodsModule,
-    TypeOrmModule.forFeature([UserMfa, RecoveryCode]),
+    TypeOrmModule.forFeature([UserSecondFactor, RecoveryCode]),
   ],
-  controllers: [MfaController],
-  providers: [AuthenticatorAppWayIn, MfaService, SecondFactorCodes, SecretBox],
-  exports: [MfaService],
+  controllers: [SecondFactorSettingsController],
+  providers: [AuthenticatorAppWayIn, SecondFactorService, SecondFactorCodes, SecretBox],
+  exports: [SecondFactorService],
 })
-export class MfaModule {}
+export class SecondFactorModule {}

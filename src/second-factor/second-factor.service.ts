@@ -13,9 +13,9 @@ import { RECOVERY_CODES, newRecoveryCode, recoveryCodeHash } from './recovery-co
 import { RecoveryCode } from './recovery-code.entity';
 import { SecretBox } from './secret-box';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
-import { UserMfa } from './user-second-factor.entity';
+import { UserSecondFactor } from './user-second-factor.entity';
 
-export interface MfaStatus {
+export interface SecondFactorStatus {
   totp: boolean;
   recovery_codes_left: number;
 }
@@ -39,11 +39,11 @@ export type SecondFactorMethod = 'totp' | 'recovery_code';
  * decides what may be done (a recent sign-in, the password): this service checks codes.
  */
 @Injectable()
-export class MfaService {
-  private readonly logger = new Logger(MfaService.name);
+export class SecondFactorService {
+  private readonly logger = new Logger(SecondFactorService.name);
 
   constructor(
-    @InjectRepository(UserMfa) private readonly factors: Repository<UserMfa>,
+    @InjectRepository(UserSecondFactor) private readonly factors: Repository<UserSecondFactor>,
     @InjectRepository(RecoveryCode) private readonly codes: Repository<RecoveryCode>,
     private readonly database: Database,
     private readonly box: SecretBox,
@@ -52,7 +52,7 @@ export class MfaService {
     private readonly audit: AuditTrail,
   ) {}
 
-  async status(userId: string): Promise<MfaStatus> {
+  async status(userId: string): Promise<SecondFactorStatus> {
     return this.database.run(async (manager) => ({
       totp: (await this.enabledFactor(manager, userId)) !== null,
       recovery_codes_left: await manager
@@ -222,7 +222,7 @@ export class MfaService {
     await manager.withRepository(this.factors).delete({ userId });
   }
 
-  private enabledFactor(manager: EntityManager, userId: string): Promise<UserMfa | null> {
+  private enabledFactor(manager: EntityManager, userId: string): Promise<UserSecondFactor | null> {
     return manager
       .withRepository(this.factors)
       .createQueryBuilder('mfa')
@@ -230,7 +230,7 @@ export class MfaService {
       .getOne();
   }
 
-  private async upsert(manager: EntityManager, userId: string, fields: Partial<UserMfa>) {
+  private async upsert(manager: EntityManager, userId: string, fields: Partial<UserSecondFactor>) {
     const factors = manager.withRepository(this.factors);
     if (await factors.existsBy({ userId })) await factors.update({ userId }, fields);
     else {

@@ -6,7 +6,7 @@ import { RECOVERY_CODES } from './recovery-codes';
  * schema in the OpenAPI document.
  */
 
-export class MfaStatusModel {
+export class SecondFactorStatusModel {
   @ApiProperty({ description: 'Two-step sign-in with an authenticator app is on.' })
   totp!: boolean;
 
@@ -56,7 +56,7 @@ export class RecoveryCodesModel {
   recovery_codes!: string[];
 }
 
-export class MfaChallengeModel {
+export class SecondFactorChallengeModel {
   @ApiProperty({ enum: [true] })
   mfa_required!: true;
 
@@ -75,13 +75,13 @@ export class MfaChallengeModel {
 }
 
 /** Login's answer while a second step is pending: no cookies, no tokens; only it has `data.mfa_required`. */
-export class MfaChallengeEnvelopeModel {
+export class SecondFactorChallengeEnvelopeModel {
   @ApiProperty({ enum: [true] })
   success!: true;
 
   @ApiProperty({ example: 'Second factor required' })
   message!: string;
 
-  @ApiProperty({ type: MfaChallengeModel })
-  data!: MfaChallengeModel;
+  @ApiProperty({ type: SecondFactorChallengeModel })
+  data!: SecondFactorChallengeModel;
 }

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** A user's second factor: their TOTP secret, sealed (SecretBox), and its state. */
 @Entity({ name: 'user_mfa' })
-export class UserMfa {
+export class UserSecondFactor {
   @PrimaryColumn({ name: 'user_id', type: 'varchar', length: 32 })
   userId!: string;
 

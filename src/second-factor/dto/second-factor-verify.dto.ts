@@ -12,7 +12,7 @@ import { AuthenticationResponseDto } from '../../passkeys/dto/authentication-res
 import { RecoveryCodeField, TotpCodeField } from './second-factor-fields';
 
 /** `POST /auth/mfa/verify`: the login's challenge, and a code, a recovery code or a passkey. */
-export class MfaVerifyDto {
+export class SecondFactorVerifyDto {
   @ApiProperty({ description: "The password step's `challenge`.", maxLength: 256 })
   @IsString({ message: 'challenge must be a string' })
   @IsNotEmpty({ message: 'challenge must not be empty' })
