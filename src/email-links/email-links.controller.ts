@@ -35,7 +35,7 @@ const VERIFICATION_REQUESTED: Record<MailRequest, string> = {
 };
 
 /**
- * The email flows. Each handler answers its `/auth/` path and the `/email/` aliases decisions.md
+ * The email links. Each handler answers its `/auth/` path and the `/email/` aliases decisions.md
  * lists: one handler per flow, so aliases share its code and its strict rate-limit budget.
  */
 @ApiTags('email')
