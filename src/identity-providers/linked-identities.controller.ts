@@ -38,9 +38,9 @@ import { ApiProviderRedirect } from './provider-redirects.decorator';
 import { IdentityLinks } from './identity-links.service';
 
 /**
- * Here rather than in src/identities, beside the table's service: linking is a provider's round
- * trip (ProviderSignIn, FlowCookie) and IdentityProvidersModule imports LinkedIdentitiesModule, so the
- * controller there would make the two modules import each other.
+ * Here rather than in src/linked-identities, beside the table's service: linking is a provider's
+ * round trip (ProviderSignIn, FlowCookie) and IdentityProvidersModule imports
+ * LinkedIdentitiesModule, so the controller there would make the two modules import each other.
  *
  * The signed-in user's identities at providers. Linking and unlinking change the ways into the
  * account, so they take a recent sign-in (STEP_UP_MAX_AGE), as a passkey's registration and
