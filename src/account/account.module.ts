@@ -3,7 +3,7 @@ import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesModule } from '../identities/identities.module';
+import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
 import { MailModule } from '../mail/mail.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -28,7 +28,7 @@ import { SessionsController } from './sessions.controller';
     AuditModule,
     ConfigSectionsModule,
     DatabaseModule,
-    IdentitiesModule,
+    LinkedIdentitiesModule,
     MailModule,
     SessionsModule,
     TokensModule,

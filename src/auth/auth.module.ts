@@ -5,7 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesModule } from '../identities/identities.module';
+import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RedisModule } from '../redis/redis.module';
@@ -19,8 +19,8 @@ import { AuthService } from './auth.service';
 import { CurrentPassword } from './current-password.service';
 import { LoginBackoff } from './login-backoff.service';
 import { MailboxProof } from './mailbox-proof.service';
-import { MfaChallenge } from './mfa-challenge.entity';
-import { MfaChallenges } from './mfa-challenges.service';
+import { SecondFactorChallenge } from './second-factor-challenge.entity';
+import { SecondFactorChallenges } from './second-factor-challenges.service';
 import { SecondFactorController } from './second-factor.controller';
 import { SecondFactorPolicy } from './second-factor-policy';
 import { ChangeConfirmation } from './change-confirmation.service';
@@ -49,7 +49,7 @@ import { SsoRequirement } from './sso-requirement';
     PassportModule,
     ConfigSectionsModule,
     DatabaseModule,
-    IdentitiesModule,
+    LinkedIdentitiesModule,
     UsersModule,
     SessionsModule,
     TokensModule,
@@ -57,7 +57,7 @@ import { SsoRequirement } from './sso-requirement';
     MetricsModule,
     RedisModule,
     SignInMethodsModule,
-    TypeOrmModule.forFeature([MfaChallenge]),
+    TypeOrmModule.forFeature([SecondFactorChallenge]),
   ],
   controllers: [
     AuthController,
@@ -68,7 +68,7 @@ import { SsoRequirement } from './sso-requirement';
   ],
   providers: [
     AuthService,
-    MfaChallenges,
+    SecondFactorChallenges,
     Reauthentication,
     ReauthenticationMethods,
     ChangeConfirmation,
