@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { SignInMethodsModule } from '../auth/sign-in-methods.module';
+import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
@@ -24,6 +26,8 @@ import { SessionsController } from './sessions.controller';
  */
 @Module({
   imports: [
+    SignInMethodsModule,
+    SignInPoliciesModule,
     AuthModule,
     AuditModule,
     ConfigSectionsModule,

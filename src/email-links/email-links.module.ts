@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
+import { CredentialsModule } from '../auth/credentials.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
@@ -21,6 +23,8 @@ import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
  */
 @Module({
   imports: [
+    SignInPoliciesModule,
+    CredentialsModule,
     AuditModule,
     AuthModule,
     ConfigSectionsModule,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
@@ -28,6 +29,7 @@ import { ProviderStepUp } from './provider-step-up.service';
  */
 @Module({
   imports: [
+    SignInPoliciesModule,
     AuditModule,
     AuthModule,
     ConfigSectionsModule,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { CredentialsModule } from '../auth/credentials.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -23,6 +24,7 @@ import { UserSecondFactor } from './user-second-factor.entity';
  */
 @Module({
   imports: [
+    CredentialsModule,
     AuditModule,
     AuthModule,
     ConfigSectionsModule,
