@@ -24,12 +24,6 @@ const METHODS: Record<string, string[]> = {
  * core: a change only the owner may make, and a reset link, confirm or set one):
  */
 const KNOWN_REMAINDER = [
-  // The bodies of `POST /auth/mfa/verify` and `POST /auth/reauthenticate`: one class each, for
-  // the OpenAPI document, with every way in's field (the passkey's answer, the app's code).
-  'src/auth/dto/reauthenticate.dto.ts -> src/passkeys/dto/authentication-response.dto.ts',
-  'src/auth/dto/reauthenticate.dto.ts -> src/second-factor/dto/identity-proof.dto.ts',
-  'src/auth/second-factor.controller.ts -> src/second-factor/dto/second-factor-verify.dto.ts',
-  'src/second-factor/dto/second-factor-verify.dto.ts -> src/passkeys/dto/authentication-response.dto.ts',
   // A mailbox's first proof (an email link, a mailed code) unlinks the identities that address took over.
   'src/auth/mailbox-proof.service.ts -> src/linked-identities/linked-identities.service.ts',
   'src/auth/auth.module.ts -> src/linked-identities/linked-identities.module.ts',

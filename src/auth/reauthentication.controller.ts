@@ -6,7 +6,7 @@ import { RequestUser } from '../common/http/request-user.decorator';
 import { exactlyOne } from '../common/validation/exactly-one';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
-import { ReauthenticateDto } from './dto/reauthenticate.dto';
+import { ReauthenticateDto, proofFieldsOf } from './dto/proof-bodies';
 import { AccessTokenOnly } from './decorators/authenticated.decorator';
 import { PresentedRefresh } from './presented-refresh.service';
 import { Reauthentication, SteppingUp } from './reauthentication.service';
@@ -71,7 +71,7 @@ export class ReauthenticationController {
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
-    exactlyOne(body, ['password', 'code', 'passkey', 'email_code']);
+    exactlyOne(body, proofFieldsOf(ReauthenticateDto));
     const session = await this.reauthentication.reauthenticate(
       user,
       this.steppingUp(req),

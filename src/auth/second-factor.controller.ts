@@ -4,7 +4,7 @@ import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { exactlyOne } from '../common/validation/exactly-one';
-import { SecondFactorVerifyDto } from '../second-factor/dto/second-factor-verify.dto';
+import { SecondFactorVerifyDto, proofFieldsOf } from './dto/proof-bodies';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
 import { Public } from './decorators/public.decorator';
 import { AuthService } from './auth.service';
@@ -54,7 +54,7 @@ export class SecondFactorController {
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,
   ) {
-    exactlyOne(body, ['code', 'recovery_code', 'passkey']);
+    exactlyOne(body, proofFieldsOf(SecondFactorVerifyDto));
     // The answer goes to the way in that registered its field (the app's code, a passkey).
     const session = await this.auth.completeLogin(body.challenge, { ...body }, client);
     return this.sessions.deliver(res, session, delivery, 'Login successful');

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
+import { addEmailCodeProof } from './dto/email-code-proof.field';
 import { EmailCodeConfig, FederationConfig } from '../config/config.sections';
 import { requiredProviderFor } from '../config/sso-domains';
 import { ReauthenticationCodes } from './reauthentication-codes.service';
@@ -23,6 +24,7 @@ export class EmailCodeWayIn implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    addEmailCodeProof();
     this.registry.register({
       id: EMAIL_CODE,
       order: 30,

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
+import { addPasskeyProofs } from './dto/passkey-proof.fields';
 import { AuthenticationResponseDto } from './dto/authentication-response.dto';
 import { PasskeyAssertions } from './passkey-assertions.service';
 import { PasskeysService } from './passkeys.service';
@@ -20,6 +21,7 @@ export class PasskeyWayIn implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    addPasskeyProofs();
     this.registry.register({
       id: PASSKEY,
       order: 20,

@@ -3,6 +3,7 @@ import { hasPassword } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { CurrentPassword } from '../auth/current-password.service';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
+import { addPasswordProof } from './dto/password-proof.field';
 
 export const PASSWORD = 'password';
 export const PASSWORD_AMR: readonly string[] = Object.freeze(['pwd']);
@@ -20,6 +21,7 @@ export class PasswordWayIn implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    addPasswordProof();
     this.registry.register({
       id: PASSWORD,
       order: 10,

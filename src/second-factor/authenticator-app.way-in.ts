@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
+import { addAuthenticatorAppProofs } from './dto/second-factor-proof.fields';
 import { SecondFactorService } from './second-factor.service';
 import { SecondFactorCodes } from './second-factor-codes.service';
 
@@ -19,6 +20,7 @@ export class AuthenticatorAppWayIn implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    addAuthenticatorAppProofs();
     this.registry.register({
       id: AUTHENTICATOR_APP,
       order: 50,
