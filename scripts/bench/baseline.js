@@ -19,6 +19,16 @@ function resolveCommit(ref) {
   }
 }
 
+/** Whether `commit` locks the same dependencies as this checkout (then no `npm ci` is needed). */
+function sameLockfile(commit) {
+  const current = readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
+  const theirs = execFileSync('git', ['-C', ROOT, 'show', `${commit}:package-lock.json`], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 2 ** 20,
+  });
+  return current === theirs;
+}
+
 /** This checkout's commit, and whether the service's sources differ from it. */
 function currentCommit() {
   const commit = git(['rev-parse', 'HEAD']);
@@ -48,8 +58,7 @@ function prepareBaseline(ref, commit) {
   const baseline = { ref, commit, dir, remove, npmCi: false };
   try {
     git(['worktree', 'add', '--detach', dir, commit], { stdio: 'pipe' });
-    const lock = (root) => readFileSync(join(root, 'package-lock.json'), 'utf8');
-    if (lock(dir) === lock(ROOT)) {
+    if (sameLockfile(commit)) {
       // The same dependencies: hard links cost neither time nor disk.
       execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
     } else {
@@ -80,4 +89,4 @@ function prepareBaseline(ref, commit) {
   }
 }
 
-module.exports = { currentCommit, prepareBaseline, resolveCommit };
+module.exports = { currentCommit, prepareBaseline, resolveCommit, sameLockfile };

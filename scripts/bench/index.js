@@ -14,7 +14,7 @@ const { randomBytes } = require('node:crypto');
 const bcrypt = require('bcryptjs');
 const { runAutocannon, verifyAtRate, jsonPost, followRefreshChain } = require('./load');
 const { NODE_FLAGS, ROOT, startBuiltService } = require('./service');
-const { currentCommit, prepareBaseline, resolveCommit } = require('./baseline');
+const { currentCommit, prepareBaseline, resolveCommit, sameLockfile } = require('./baseline');
 
 const DURATION = Number(process.env.BENCH_DURATION || 5);
 const RUNS = Number(process.env.BENCH_RUNS || 3);
@@ -23,8 +23,9 @@ const DATABASES = choice('BENCH_DATABASES', ['sqlite', 'mariadb']);
 const BASELINE = process.env.BENCH_BASELINE?.trim() || undefined;
 /** What the current service does by default in production; older builds served the API docs. */
 const BASELINE_ENV = { API_DOCS: 'false' };
-/** Seconds to build the baseline's worktree beside this checkout (npm ci not included). */
+/** Seconds to build the baseline's worktree beside this checkout, and to npm ci it if need be. */
 const BASELINE_BUILD = 60;
+const BASELINE_NPM_CI = 300;
 const COST = Number(process.env.BCRYPT_COST || 10);
 const CONNECTIONS = 50;
 const REFRESH_CONNECTIONS = 20;
@@ -67,6 +68,7 @@ function choice(name, all) {
 async function main() {
   const started = Date.now();
   const baselineCommit = BASELINE === undefined ? undefined : resolveCommit(BASELINE);
+  const baselineNpmCi = baselineCommit !== undefined && !sameLockfile(baselineCommit);
   const databases = await reachableDatabases();
   const plans = databases.flatMap((database) =>
     PLATFORMS.map((platform) => ({ platform, database })),
@@ -76,12 +78,15 @@ async function main() {
     perPlan *
       (plans.length * RUNS * (MEASUREMENTS * DURATION + ROUND_OVERHEAD) + plans.length * 6) +
     45 +
-    (BASELINE === undefined ? 0 : BASELINE_BUILD);
+    (BASELINE === undefined ? 0 : BASELINE_BUILD) +
+    (baselineNpmCi ? BASELINE_NPM_CI : 0);
+  const buildsIncluded =
+    BASELINE === undefined ? 'build' : `builds${baselineNpmCi ? ' and npm ci' : ''}`;
   console.log(
     `Measuring ${plans.map(({ platform, database }) => `${platform} on ${database.label}`).join(', ')}` +
       `${BASELINE === undefined ? '' : `, each also on BENCH_BASELINE ${BASELINE} (${baselineCommit.slice(0, 10)})`}: ` +
       `${RUNS} round(s) of ${MEASUREMENTS} runs of ${DURATION} s each; expected duration about ` +
-      `${Math.ceil(estimate / 60)} min (build included).`,
+      `${Math.ceil(estimate / 60)} min (${buildsIncluded} included).`,
   );
   console.log('Building…');
   execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
