@@ -4,7 +4,8 @@
 // BENCH_PLATFORMS (comma-separated, default express,fastify: the service's HTTP_PLATFORM),
 // BENCH_DATABASES (default sqlite,mariadb), BENCH_DURATION (seconds per measurement, default 5),
 // BENCH_RUNS (default 3, the median is kept), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306;
-// unreachable: the MariaDB part is skipped).
+// unreachable: the MariaDB part is skipped), BENCH_BASELINE (a git ref: that commit is built in a
+// temporary worktree and measured beside this one, and a "current / baseline" table is added).
 const { execSync, fork } = require('node:child_process');
 const { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { availableParallelism, cpus, tmpdir, totalmem } = require('node:os');
@@ -13,11 +14,18 @@ const { randomBytes } = require('node:crypto');
 const bcrypt = require('bcryptjs');
 const { runAutocannon, verifyAtRate, jsonPost, followRefreshChain } = require('./load');
 const { NODE_FLAGS, ROOT, startBuiltService } = require('./service');
+const { currentCommit, prepareBaseline, resolveCommit, sameLockfile } = require('./baseline');
 
 const DURATION = Number(process.env.BENCH_DURATION || 5);
 const RUNS = Number(process.env.BENCH_RUNS || 3);
 const PLATFORMS = choice('BENCH_PLATFORMS', ['express', 'fastify']);
 const DATABASES = choice('BENCH_DATABASES', ['sqlite', 'mariadb']);
+const BASELINE = process.env.BENCH_BASELINE?.trim() || undefined;
+/** What the current service does by default in production; older builds served the API docs. */
+const BASELINE_ENV = { API_DOCS: 'false' };
+/** Seconds to build the baseline's worktree beside this checkout, and to npm ci it if need be. */
+const BASELINE_BUILD = 60;
+const BASELINE_NPM_CI = 300;
 const COST = Number(process.env.BCRYPT_COST || 10);
 const CONNECTIONS = 50;
 const REFRESH_CONNECTIONS = 20;
@@ -59,36 +67,76 @@ function choice(name, all) {
 
 async function main() {
   const started = Date.now();
+  const baselineCommit = BASELINE === undefined ? undefined : resolveCommit(BASELINE);
+  const baselineNpmCi = baselineCommit !== undefined && !sameLockfile(baselineCommit);
   const databases = await reachableDatabases();
   const plans = databases.flatMap((database) =>
     PLATFORMS.map((platform) => ({ platform, database })),
   );
+  const perPlan = BASELINE === undefined ? 1 : 2;
   const estimate =
-    plans.length * RUNS * (MEASUREMENTS * DURATION + ROUND_OVERHEAD) + plans.length * 6 + 45;
+    perPlan *
+      (plans.length * RUNS * (MEASUREMENTS * DURATION + ROUND_OVERHEAD) + plans.length * 6) +
+    45 +
+    (BASELINE === undefined ? 0 : BASELINE_BUILD) +
+    (baselineNpmCi ? BASELINE_NPM_CI : 0);
+  const buildsIncluded =
+    BASELINE === undefined ? 'build' : `builds${baselineNpmCi ? ' and npm ci' : ''}`;
   console.log(
-    `Measuring ${plans.map(({ platform, database }) => `${platform} on ${database.label}`).join(', ')}: ` +
+    `Measuring ${plans.map(({ platform, database }) => `${platform} on ${database.label}`).join(', ')}` +
+      `${BASELINE === undefined ? '' : `, each also on BENCH_BASELINE ${BASELINE} (${baselineCommit.slice(0, 10)})`}: ` +
       `${RUNS} round(s) of ${MEASUREMENTS} runs of ${DURATION} s each; expected duration about ` +
-      `${Math.ceil(estimate / 60)} min (build included).`,
+      `${Math.ceil(estimate / 60)} min (${buildsIncluded} included).`,
   );
   console.log('Building…');
   execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
   // Everything starts up front, so each round measures every server within seconds.
   const references = {};
   const services = [];
+  // baselines[i]: the baseline build on services[i]'s platform and database.
+  const baselines = [];
+  let baseline;
+  // Ctrl-C skips `finally`: the temporary worktree must not outlive the bench all the same.
+  const interrupted = (signal) => {
+    baseline?.remove();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  if (BASELINE !== undefined) {
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
+  }
   try {
+    if (BASELINE !== undefined) baseline = prepareBaseline(BASELINE, baselineCommit);
     references.node = await startReference('ceiling-server.js');
     references.nest = await startReference('nest-minimal.js');
     for (const plan of plans) {
       const database = await plan.database.create();
       services.push({ ...plan, database, server: undefined });
       services[services.length - 1].server = await startService(database, plan.platform);
+      if (baseline !== undefined) {
+        const other = await plan.database.create();
+        baselines.push({ ...plan, database: other, server: undefined, label: 'baseline' });
+        baselines[baselines.length - 1].server = await startService(other, plan.platform, baseline);
+      }
     }
     const rounds = [];
+    const baselineRounds = [];
     for (let round = 1; round <= RUNS; round++) {
       console.log(`Round ${round} of ${RUNS}…`);
       const figures = [];
-      for (const service of services) figures.push(await measure(service, references));
+      const baselineFigures = [];
+      for (const [i, service] of services.entries()) {
+        if (baseline === undefined) {
+          figures.push(await measure(service, references));
+          continue;
+        }
+        // Side by side, first one then the other every other round, so drift favours neither.
+        if (round % 2 === 0) baselineFigures.push(await measure(baselines[i], references));
+        figures.push(await measure(service, references));
+        if (round % 2 === 1) baselineFigures.push(await measure(baselines[i], references));
+      }
       rounds.push(figures);
+      baselineRounds.push(baselineFigures);
     }
     const rows = services.map(({ platform, database, server }, i) => ({
       platform,
@@ -97,14 +145,32 @@ async function main() {
       ...medianOf(rounds.map((figures) => figures[i])),
       spread: spreadOf(rounds.map((figures) => figures[i])),
     }));
-    report(rows, medianOf(rounds.flat().map((f) => f.hashBound)));
+    const comparison =
+      baseline === undefined
+        ? undefined
+        : {
+            ref: BASELINE,
+            commit: baseline.commit,
+            npmCi: baseline.npmCi,
+            current: currentCommit(),
+            rows: services.map(({ platform, database }, i) =>
+              compareRounds(
+                platform,
+                database.label,
+                rounds.map((figures) => figures[i]),
+                baselineRounds.map((figures) => figures[i]),
+              ),
+            ),
+          };
+    report(rows, medianOf(rounds.flat().map((f) => f.hashBound)), comparison);
     console.log(`Took ${fmt((Date.now() - started) / 60000, 1)} min.`);
   } finally {
     for (const reference of Object.values(references)) reference.stop();
-    for (const { database, server } of services) {
+    for (const { database, server } of [...services, ...baselines]) {
       await server?.stop();
       await database.drop();
     }
+    baseline?.remove();
   }
 }
 
@@ -112,7 +178,7 @@ async function main() {
  * One round's figures for one service. Each is paired with its reference run just before it: the
  * machine's speed drifts within minutes, and a ratio should compare like with like.
  */
-async function measure({ platform, server }, references) {
+async function measure({ platform, server, label }, references) {
   const target = TARGETS[platform].verifyReference;
   const other = target === 'nest' ? 'node' : 'nest';
   const verifyOf = {};
@@ -132,7 +198,9 @@ async function measure({ platform, server }, references) {
     ['refresh', refresh],
   ]) {
     if (run.failures > 0) {
-      console.log(`  ${platform}: ${name} had ${run.failures} failed or non-2xx answers`);
+      console.log(
+        `  ${platform}${label ? ` (${label})` : ''}: ${name} had ${run.failures} failed or non-2xx answers`,
+      );
     }
   }
   return {
@@ -151,6 +219,34 @@ async function measure({ platform, server }, references) {
     p99Storm: p99Storm.p99,
     stormFactor: p99Storm.p99 / Math.max(1, p99Alone.p99),
   };
+}
+
+/** The figures BENCH_BASELINE compares: throughput, so above 1 the current build is faster. */
+const COMPARED = [
+  ['verify-token', `verify-token req/s (${CONNECTIONS} connections)`, (f) => f.verify.rps],
+  [
+    'refresh',
+    `refresh req/s (${REFRESH_CONNECTIONS} connections, each rotating its own chain)`,
+    (f) => f.refresh.rps,
+  ],
+  ['login', `login/s at cost ${COST} (${LOGIN_CONNECTIONS} connections)`, (f) => f.login.ok],
+];
+
+/** Per figure: both medians, and the median and range of the rounds' current ÷ baseline. */
+function compareRounds(platform, database, current, baseline) {
+  return COMPARED.map(([short, figure, of]) => {
+    const ratios = current.map((f, round) => of(f) / of(baseline[round]));
+    return {
+      platform,
+      database,
+      short,
+      figure,
+      current: median(current.map(of)),
+      baseline: median(baseline.map(of)),
+      ratio: median(ratios),
+      spread: [Math.min(...ratios), Math.max(...ratios)],
+    };
+  });
 }
 
 /** Per ratio, the lowest and highest of the rounds: a change within them is not a measurement. */
@@ -310,10 +406,17 @@ async function startReference(file) {
   };
 }
 
-async function startService(database, platform) {
+/** This checkout's build, or with `baseline` (from prepareBaseline) that commit's. */
+async function startService(database, platform, baseline) {
   const service = await startBuiltService({
-    name: 'bench',
-    env: () => ({ BCRYPT_COST: String(COST), HTTP_PLATFORM: platform, ...database.env }),
+    name: baseline === undefined ? 'bench' : 'bench-baseline',
+    env: () => ({
+      BCRYPT_COST: String(COST),
+      HTTP_PLATFORM: platform,
+      ...database.env,
+      ...(baseline === undefined ? {} : BASELINE_ENV),
+    }),
+    ...(baseline === undefined ? {} : { main: baseline.main, nodeFlags: baseline.nodeFlags }),
   });
   const { url } = service;
   const email = 'bench@example.com';
@@ -402,7 +505,43 @@ function targetRows(s) {
   ];
 }
 
-function report(services, hashBound) {
+/** BENCH_BASELINE's table: this build's figures over the baseline's, per platform and database. */
+function comparisonTable({ ref, commit, current, rows }) {
+  const lines = [
+    `**current / baseline**: this checkout (\`${current.commit.slice(0, 10)}\`` +
+      `${current.changed ? ' with uncommitted changes in src/' : ''}) over \`BENCH_BASELINE=${ref}\` ` +
+      `(\`${commit.slice(0, 10)}\`); above 1 the current build is faster.`,
+    '',
+    '| platform | database | figure | current | baseline | current / baseline | rounds |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const row of rows.flat()) {
+    const digits = row.short === 'login' ? 1 : 0;
+    lines.push(
+      `| ${row.platform} | ${row.database} | ${row.figure} | ${fmt(row.current, digits)} | ` +
+        `${fmt(row.baseline, digits)} | ${fmt(row.ratio, 2)} | ${range(row.spread, (n) => fmt(n, 2))} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** How the baseline was built and run, for the conditions under the tables. */
+function baselineConditions({ ref, commit, npmCi }) {
+  const modules = npmCi
+    ? "`npm ci`, its package-lock.json differing from this checkout's"
+    : "hard links of this checkout's, the package-lock.json being the same";
+  const env = Object.entries(BASELINE_ENV)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
+  return (
+    `- Baseline: \`BENCH_BASELINE=${ref}\`, commit \`${commit}\`, built by its own build script in a temporary git worktree (node_modules: ${modules}); ` +
+    `started as the service is, with its own \`start:prod\` flags, \`${env}\` (the current production default) and a fresh database of its own. ` +
+    'In each round it runs the same eight loads just after the current build on the same platform and database, or just before it every other round; ' +
+    '"current / baseline" is the median of the per-round ratios of the absolute figures, "rounds" their lowest and highest.'
+  );
+}
+
+function report(services, hashBound, comparison) {
   const lines = [
     '| platform | database | figure | service | reference | ratio | rounds | target | result |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -421,6 +560,8 @@ function report(services, hashBound) {
   }
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
+  const compared = comparison === undefined ? '' : `${comparisonTable(comparison)}\n\n`;
+  if (compared) console.log(compared);
   const trial = DURATION < 5 || RUNS < 3;
   const conditions = [
     ...(trial
@@ -434,6 +575,7 @@ function report(services, hashBound) {
     `- Service: \`HTTP_PLATFORM=<platform> node ${[...NODE_FLAGS, 'dist/main.js'].join(' ')}\` as \`npm run start:prod\` runs it, \`NODE_ENV=production\`, \`BCRYPT_COST=${COST}\`, rate limits raised to 10⁷, default pool sizes, a fresh database per service. One bcrypt comparison costs ${fmt(hashBound.compareMs, 1)} ms of CPU here (median), so the hash bound is ${availableParallelism()} cores ÷ that = ${fmt(hashBound.loginsPerSecond, 1)} logins/s; it is measured again before each login run, and each login ratio uses the one next to it.`,
     `- References: \`node scripts/bench/ceiling-server.js\` and \`node scripts/bench/nest-minimal.js\`, \`NODE_ENV=production\`. On Express, verify-token runs after the node:http ceiling and the minimal Nest app, in that order; on Fastify after the minimal Nest app and the node:http ceiling. The "for information" row's reference ran two runs before the service's.`,
     `- Login storm: ${LOGIN_CONNECTIONS} connections logging in back to back while verify-token is probed at a fixed ${PROBE_RATE} req/s.`,
+    ...(comparison === undefined ? [] : [baselineConditions(comparison)]),
     `- Targets: ${missed.length === 0 ? 'every one met' : `${missed.length} missed (${missed.join('; ')})`}.`,
     `- Run at ${new Date().toISOString()}.`,
   ].join('\n');
@@ -443,7 +585,7 @@ function report(services, hashBound) {
   const existing = safeRead(file);
   const marker = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
-  const block = `${marker}\n${table}\n\n${conditions}\n${end}`;
+  const block = `${marker}\n${table}\n\n${compared}${conditions}\n${end}`;
   const next = existing.includes(marker)
     ? existing.replace(new RegExp(`${marker}[\\s\\S]*${end}`), block)
     : `# Performance\n\n${block}\n`;

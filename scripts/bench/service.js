@@ -38,13 +38,15 @@ async function startBuiltService({
   stdio = ['ignore', 'ignore', 'inherit'],
   // Another build of the service (an earlier commit's), to compare two versions side by side.
   main = join(ROOT, 'dist', 'main.js'),
+  // That build's own `start:prod` flags, when they may differ from this checkout's.
+  nodeFlags = NODE_FLAGS,
   // How often the health route is asked while the service starts (`startupMs` is that precise).
   healthPollMs = 200,
 }) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `auth-${name}-`));
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...NODE_FLAGS, main], {
+  const child = spawn(process.execPath, [...nodeFlags, main], {
     cwd: dataDir,
     stdio,
     env: {
