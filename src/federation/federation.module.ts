@@ -4,6 +4,7 @@ import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { HooksModule } from '../hooks/hooks.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -32,6 +33,7 @@ import { ProviderStepUp } from './provider-step-up.service';
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,
+    HooksModule,
     IdentitiesModule,
     MailModule,
     MetricsModule,

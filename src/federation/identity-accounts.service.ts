@@ -5,9 +5,11 @@ import { AfterAnswer } from '../mail/after-answer.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
+import { BlockingHooks } from '../hooks/blocking-hooks';
+import { IDENTITY_PROVIDER } from '../identities/identity-provider.way-in';
 import { IdentitiesService, IdentityTaken } from '../identities/identities.service';
 import { MailService } from '../mail/mail.service';
-import { USERNAME_PATTERN, normalizeEmail } from '../users/identity.normalizer';
+import { USERNAME_PATTERN, cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, UsersService } from '../users/users.service';
 import { Flow } from './federation-states.service';
@@ -30,6 +32,7 @@ export class IdentityAccounts {
     private readonly mail: MailService,
     private readonly afterAnswer: AfterAnswer,
     private readonly providers: ProviderClients,
+    private readonly hooks: BlockingHooks,
   ) {}
 
   /**
@@ -77,7 +80,8 @@ export class IdentityAccounts {
 
   /**
    * A new account without a password, its identity and its `registered` event together. Null
-   * when the email was taken meanwhile; a taken username is tried again with digits added.
+   * when the email was taken meanwhile; a taken username is tried again with digits added. A
+   * `before_user_created` hook's refusal (or failure) is its AppException, nothing stored.
    */
   async create(
     provider: string,
@@ -85,6 +89,9 @@ export class IdentityAccounts {
     client: ClientInfo,
   ): Promise<User | null> {
     const email = profile.email!;
+    // Asked before anything is stored, with the username the first try takes.
+    const proposed = { email: cleanEmail(email), username: usernameFor(profile, 0) };
+    await this.hooks.beforeUserCreated(proposed, IDENTITY_PROVIDER);
     for (let attempt = 0; attempt < USERNAME_TRIES; attempt += 1) {
       try {
         return await this.database.transaction(async (manager) => {
