@@ -55,19 +55,19 @@ export class BlockingHooks {
 
   /** A module's own hooks (called in its `onModuleInit`), asked before the configured URLs. */
   register(hooks: InProcessHooks): void {
-    const { beforeUserCreated, customAccessToken } = hooks;
-    if (beforeUserCreated) {
+    if (hooks.beforeUserCreated) {
       const ask: Asker = (_type, data) =>
-        this.inTime(() => beforeUserCreated.call(hooks, data as BeforeUserCreatedData));
+        this.inTime(() => hooks.beforeUserCreated!(data as BeforeUserCreatedData));
       this.beforeUserCreatedAskers.splice(this.modules.beforeUserCreated++, 0, ask);
     }
-    if (customAccessToken) {
+    if (hooks.customAccessToken) {
       const ask: Asker = (_type, data) =>
-        this.inTime(() => customAccessToken.call(hooks, data as CustomAccessTokenData));
+        this.inTime(() => hooks.customAccessToken!(data as CustomAccessTokenData));
       this.customAccessTokenAskers.splice(this.modules.customAccessToken++, 0, ask);
       this.customizesAccessTokens = true;
     }
   }
+
   /**
    * Asks before an account is made: 403 REGISTRATION_REJECTED with the hook's message when one
    * says no, 503 HOOK_UNAVAILABLE when one fails (closed); nothing has been stored yet.

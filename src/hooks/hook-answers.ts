@@ -1,4 +1,4 @@
-import type { VerifiedUser } from '../users/user.view';
+import { VerifiedUser } from '../users/user.view';
 
 /**
  * What the blocking hooks receive and answer (decisions.md, "Events, webhooks and hooks"), the
