@@ -146,15 +146,22 @@ export class AuthService {
       return { user: current, refresh };
     });
     if (!started) throw new AppException('LOGIN_FAILED');
-    return {
-      user: started.user,
-      tokens: this.accessTokens.sessionTokens(started.user, started.refresh),
-    };
+    const tokens = this.accessTokens.sessionTokens(started.user, started.refresh);
+    if (!(tokens instanceof Promise)) return { user: started.user, tokens };
+    // A custom_access_token hook refused the token: the session it was for ends unused.
+    const issued = await tokens.catch(async (error: unknown) => {
+      await this.database.transaction((manager) =>
+        this.sessions.end(manager, started.user.id, started.refresh.family),
+      );
+      throw error;
+    });
+    return { user: started.user, tokens: issued };
   }
 
   async refresh(claims: RefreshClaims, client?: ClientInfo): Promise<Session> {
     const { user, refresh } = await this.sessions.rotate(claims, client);
-    return { user, tokens: this.accessTokens.sessionTokens(user, refresh) };
+    const tokens = this.accessTokens.sessionTokens(user, refresh);
+    return { user, tokens: tokens instanceof Promise ? await tokens : tokens };
   }
 
   /**

@@ -78,9 +78,7 @@ export class Reauthentication {
     await this.database.transaction((manager) =>
       this.audit.record(manager, 'reauthenticated', userId, client, { sessionId: session.id }),
     );
-    return {
-      user: renewed.user,
-      tokens: this.accessTokens.sessionTokens(renewed.user, renewed.refresh),
-    };
+    const tokens = this.accessTokens.sessionTokens(renewed.user, renewed.refresh);
+    return { user: renewed.user, tokens: tokens instanceof Promise ? await tokens : tokens };
   }
 }

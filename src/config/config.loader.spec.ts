@@ -562,4 +562,68 @@ describe('loadConfig', () => {
       ).toThrow(/EMAIL_CODE_LOGIN must be .*EMAIL_CODE_TTL must be .*EMAIL_CODE_ATTEMPTS must be/);
     });
   });
+
+  describe('blocking hooks', () => {
+    const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    const load = (env: Record<string, string>) =>
+      loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env });
+
+    it('asks none by default, and takes the URLs, the secret, the deadline and the mode', () => {
+      expect(load({}).hooks).toEqual({
+        beforeUserCreatedUrl: undefined,
+        customAccessTokenUrl: undefined,
+        secret: undefined,
+        timeoutMs: 2000,
+        failure: 'closed',
+      });
+      const config = load({
+        HOOK_BEFORE_USER_CREATED: 'https://hooks.example/before',
+        HOOK_CUSTOM_ACCESS_TOKEN: 'http://127.0.0.1:9000/claims',
+        HOOK_SECRET: SECRET,
+        HOOK_TIMEOUT_MS: '500',
+        HOOK_FAILURE: 'open',
+      });
+      expect(config.hooks).toEqual({
+        beforeUserCreatedUrl: 'https://hooks.example/before',
+        customAccessTokenUrl: 'http://127.0.0.1:9000/claims',
+        secret: Buffer.alloc(32, 9),
+        timeoutMs: 500,
+        failure: 'open',
+      });
+    });
+
+    it('refuses a URL without HOOK_SECRET, a bad URL and a bad secret, never printing it', () => {
+      expect(() => load({ HOOK_CUSTOM_ACCESS_TOKEN: 'https://hooks.example/claims' })).toThrow(
+        'HOOK_SECRET is required when HOOK_BEFORE_USER_CREATED or HOOK_CUSTOM_ACCESS_TOKEN is set',
+      );
+      expect(() =>
+        load({ HOOK_BEFORE_USER_CREATED: 'hooks.example', HOOK_SECRET: SECRET }),
+      ).toThrow('HOOK_BEFORE_USER_CREATED must be an http(s) URL (got "hooks.example")');
+      expect(() => load({ HOOK_SECRET: 'whsec_c2hvcnQ=' })).toThrow(
+        expect.objectContaining({
+          message: expect.stringMatching(/HOOK_SECRET must be whsec_ .*(?<!c2hvcnQ=)$/),
+        }),
+      );
+      expect(() => load({ HOOK_FAILURE: 'maybe', HOOK_TIMEOUT_MS: '0' })).toThrow(
+        /HOOK_TIMEOUT_MS must be .*HOOK_FAILURE must be one of closed, open/,
+      );
+    });
+
+    it('takes an http:// URL in production only with WEBHOOK_ALLOW_HTTP=true', () => {
+      const production = {
+        ...SECRETS,
+        ...MFA_KEY,
+        NODE_ENV: 'production',
+        DATA_DIR: dataDir,
+        SMTP_URL: 'smtp://mail.example:587',
+        HOOK_SECRET: SECRET,
+        HOOK_BEFORE_USER_CREATED: 'http://hooks.internal/before',
+      };
+      expect(() => loadConfig(production)).toThrow(
+        'HOOK_BEFORE_USER_CREATED must be an https:// URL in production (or set WEBHOOK_ALLOW_HTTP=true)',
+      );
+      const allowed = loadConfig({ ...production, WEBHOOK_ALLOW_HTTP: 'true' });
+      expect(allowed.hooks.beforeUserCreatedUrl).toBe('http://hooks.internal/before');
+    });
+  });
 });

@@ -19,6 +19,7 @@ import { EnvReader, RawEnv } from './env.reader';
 import { ACCESS_ALGORITHMS } from './signing-keys';
 import { readIdentityProviders } from './identity-providers.reader';
 import { readWebAuthn } from './webauthn.reader';
+import { readHooks } from './hooks.reader';
 import { ROLES } from '../users/user.entity';
 
 const DAY = 86_400;
@@ -140,6 +141,7 @@ export function loadConfig(env: RawEnv, read = new EnvReader(env)): Config {
       maxAttempts: read.int('EMAIL_CODE_ATTEMPTS', 5, 1, 20),
     },
     federation: readIdentityProviders(read, production),
+    hooks: readHooks(read, production),
   };
   read.assertValid();
   return config;

@@ -221,6 +221,22 @@ export class FederationConfig {
   readonly providers!: readonly IdentityProvider[];
 }
 
+export const HOOK_FAILURE_MODES = ['closed', 'open'] as const;
+export type HookFailureMode = (typeof HOOK_FAILURE_MODES)[number];
+
+/** The blocking hooks called over HTTP (docs/hooks.md); in-process ones need none of this. */
+export class HooksConfig {
+  /** HOOK_BEFORE_USER_CREATED: asked before every new account; unset, none is asked. */
+  readonly beforeUserCreatedUrl!: string | undefined;
+  /** HOOK_CUSTOM_ACCESS_TOKEN: asked for claims whenever an access token is issued. */
+  readonly customAccessTokenUrl!: string | undefined;
+  /** HOOK_SECRET's key (the bytes after `whsec_`); required when a URL is set. */
+  readonly secret!: Buffer | undefined;
+  readonly timeoutMs!: number;
+  /** `closed`: a failed or late hook refuses the request (503); `open`: it is skipped. */
+  readonly failure!: HookFailureMode;
+}
+
 export interface Config {
   app: AppConfig;
   database: DatabaseConfig;
@@ -237,6 +253,7 @@ export interface Config {
   webauthn: WebAuthnConfig;
   emailCode: EmailCodeConfig;
   federation: FederationConfig;
+  hooks: HooksConfig;
 }
 
 /** Section name in the validated config → its class token. */
@@ -256,4 +273,5 @@ export const CONFIG_SECTIONS = {
   webauthn: WebAuthnConfig,
   emailCode: EmailCodeConfig,
   federation: FederationConfig,
+  hooks: HooksConfig,
 } as const;

@@ -9,8 +9,10 @@ import {
   LinkedIdentitiesService,
   IdentityTaken,
 } from '../linked-identities/linked-identities.service';
+import { BlockingHooks } from '../hooks/blocking-hooks';
+import { IDENTITY_PROVIDER } from '../linked-identities/identity-provider.way-in';
 import { MailService } from '../mail/mail.service';
-import { USERNAME_PATTERN, normalizeEmail } from '../users/identity.normalizer';
+import { USERNAME_PATTERN, cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, UsersService } from '../users/users.service';
 import { Flow } from './provider-flow-states.service';
@@ -33,6 +35,7 @@ export class IdentityAccounts {
     private readonly mail: MailService,
     private readonly afterAnswer: AfterAnswer,
     private readonly providers: ProviderClients,
+    private readonly hooks: BlockingHooks,
   ) {}
 
   /**
@@ -80,7 +83,8 @@ export class IdentityAccounts {
 
   /**
    * A new account without a password, its identity and its `registered` event together. Null
-   * when the email was taken meanwhile; a taken username is tried again with digits added.
+   * when the email was taken meanwhile; a taken username is tried again with digits added. A
+   * `before_user_created` hook's refusal (or failure) is its AppException, nothing stored.
    */
   async create(
     provider: string,
@@ -88,6 +92,9 @@ export class IdentityAccounts {
     client: ClientInfo,
   ): Promise<User | null> {
     const email = profile.email!;
+    // Asked before anything is stored, with the username the first try takes.
+    const proposed = { email: cleanEmail(email), username: usernameFor(profile, 0) };
+    await this.hooks.beforeUserCreated(proposed, IDENTITY_PROVIDER);
     for (let attempt = 0; attempt < USERNAME_TRIES; attempt += 1) {
       try {
         return await this.database.transaction(async (manager) => {

@@ -119,7 +119,9 @@ export class IdentityProvidersController {
       'sign-in or a step-up (the same session renewed; `?error=IDENTITY_NOT_FOUND` when ' +
       'another identity than the linked one came back); unchanged after linking; with `?error=ACCOUNT_EXISTS` (the email belongs to an ' +
       'account this identity is not linked to) or `?error=PROVIDER_ERROR` (anything else, a ' +
-      'disabled account included) and no cookies after a refusal; with ' +
+      'disabled account included) and no cookies after a refusal (a `before_user_created` hook ' +
+      '(docs/hooks.md) refusing the new account: `?error=REGISTRATION_REJECTED&message=…`; a ' +
+      'hook failing: `?error=HOOK_UNAVAILABLE`); with ' +
       '`#mfa_required=true&challenge=…&methods=…` when the account has a second factor (answer ' +
       'it at `POST /auth/mfa/verify`). A state that opens no flow of this browser and names no ' +
       'app is 400 PROVIDER_ERROR.',

@@ -6,6 +6,7 @@ import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
+import { HooksModule } from '../hooks/hooks.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
@@ -35,6 +36,7 @@ import { ProviderStepUp } from './provider-step-up.service';
     ConfigSectionsModule,
     DatabaseModule,
     LinkedIdentitiesModule,
+    HooksModule,
     MailModule,
     MetricsModule,
     SignInMethodsModule,

@@ -25,7 +25,13 @@ import { ProviderStepUp, StepUpFlow } from './provider-step-up.service';
  * The contract's two callback codes (decisions.md), and a step-up's own: `IDENTITY_NOT_FOUND`,
  * the identity that came back is not one linked to the account stepping up.
  */
-export type RedirectError = 'ACCOUNT_EXISTS' | 'PROVIDER_ERROR' | 'IDENTITY_NOT_FOUND';
+export type RedirectError =
+  | 'ACCOUNT_EXISTS'
+  | 'PROVIDER_ERROR'
+  | 'IDENTITY_NOT_FOUND'
+  // A before_user_created hook's refusal of a first sign-in, or its failure (docs/hooks.md).
+  | 'REGISTRATION_REJECTED'
+  | 'HOOK_UNAVAILABLE';
 
 /** Where the callback sends the browser, and with what. */
 export type CallbackOutcome = { redirectTo: string } & (
@@ -33,7 +39,7 @@ export type CallbackOutcome = { redirectTo: string } & (
   | { kind: 'second_factor'; pending: PendingSecondFactor }
   | { kind: 'linked' }
   | { kind: 'reauthenticated'; session: Session }
-  | { kind: 'error'; error: RedirectError }
+  | { kind: 'error'; error: RedirectError; message?: string }
 );
 
 /** Who a round trip is for, beyond a sign-in: an account linking, or a session stepping up. */
@@ -174,7 +180,15 @@ export class ProviderSignIn {
       if (await this.users.findByEmail(profile.email)) {
         return refused('ACCOUNT_EXISTS', 'its email belongs to an account it is not linked to');
       }
-      user = await this.accounts.create(flow.provider, profile, client);
+      try {
+        user = await this.accounts.create(flow.provider, profile, client);
+      } catch (error) {
+        const code = error instanceof AppException ? error.code : undefined;
+        if (code !== 'REGISTRATION_REJECTED' && code !== 'HOOK_UNAVAILABLE') throw error;
+        await refused(code, `before_user_created: ${code}`);
+        const message = code === 'REGISTRATION_REJECTED' ? (error as Error).message : undefined;
+        return { kind: 'error', redirectTo, error: code, message };
+      }
       if (!user) return refused('ACCOUNT_EXISTS', 'its email was registered meanwhile');
     }
     // PROVIDER_ERROR: the contract's redirect has no other code, and a disabled account is told
@@ -188,6 +202,9 @@ export class ProviderSignIn {
     } catch (error) {
       if (error instanceof AppException && error.code === 'LOGIN_FAILED') {
         return refused('PROVIDER_ERROR', `${user.id} changed meanwhile`);
+      }
+      if (error instanceof AppException && error.code === 'HOOK_UNAVAILABLE') {
+        return refused('HOOK_UNAVAILABLE', 'custom_access_token hook failed');
       }
       throw error;
     }

@@ -192,6 +192,8 @@ export function ApiTokenDelivery(message: string, secondFactor = false): MethodD
       '(`data.mfa_required`), no cookies and no tokens.'
     : '';
   return applyDecorators(
+    // Issuing an access token asks the custom_access_token hook, if any (docs/hooks.md).
+    ApiErrors('HOOK_UNAVAILABLE'),
     ApiExtraModels(UserEnvelopeModel, TokenResponseModel, SecondFactorChallengeEnvelopeModel),
     ApiHeader({
       name: TOKEN_DELIVERY,

@@ -87,8 +87,10 @@ export class PasswordChangeService {
       return { user, refresh };
     });
     const { user, refresh } = changed;
-    const tokens = this.accessTokens.sessionTokens(user, refresh);
     await this.notice.send(user, client);
+    // After the notice: the password has changed even if a custom_access_token hook refuses.
+    const issued = this.accessTokens.sessionTokens(user, refresh);
+    const tokens = issued instanceof Promise ? await issued : issued;
     return { user, tokens };
   }
 }

@@ -16,6 +16,8 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
+import { BlockingHooks } from '../hooks/blocking-hooks';
+import { cleanEmail } from '../users/identity.normalizer';
 import { publicUser } from '../users/user.view';
 import { LoginDto } from './dto/login.dto';
 import { RegisterDto } from './dto/register.dto';
@@ -42,6 +44,7 @@ export class PasswordSignInController {
     private readonly sessions: SessionDelivery,
     private readonly registration: RegistrationService,
     private readonly passwordLogin: PasswordLogin,
+    private readonly hooks: BlockingHooks,
   ) {}
 
   @Post('register')
@@ -58,7 +61,9 @@ export class PasswordSignInController {
       '201 as a new registration, with a user that is not stored (its id belongs to no ' +
       'account), and the address is told by mail; the verification mail goes out after the ' +
       'answer; a taken username is still 409. An address whose email domain has `sso_required` ' +
-      'is 403 SSO_REQUIRED (its accounts come from its provider). Shares the strict rate limit ' +
+      'is 403 SSO_REQUIRED (its accounts come from its provider). A `before_user_created` hook ' +
+      '(docs/hooks.md) is asked first: 403 REGISTRATION_REJECTED with its message when it says ' +
+      'no, 503 HOOK_UNAVAILABLE when it fails (HOOK_FAILURE=closed). Shares the strict rate limit ' +
       'of login and the email links.',
   })
   @Public()
@@ -69,10 +74,15 @@ export class PasswordSignInController {
     ['REGISTRATION_FAILED', 400],
     'REGISTRATION_FAILED',
     'SSO_REQUIRED',
+    'REGISTRATION_REJECTED',
+    'HOOK_UNAVAILABLE',
     ...JSON_BODY,
     ...STORED,
   )
   async register(@Body() body: RegisterDto, @Client() client: ClientInfo): Promise<UserEnvelope> {
+    // Asked before anything is stored (docs/hooks.md): a rejection is 403 REGISTRATION_REJECTED.
+    const proposed = { email: cleanEmail(body.email), username: body.username.trim() };
+    await this.hooks.beforeUserCreated(proposed, 'password');
     const { user, mail } = await this.registration.register(body, client);
     return ok(REGISTERED[mail], { user: publicUser(user) });
   }

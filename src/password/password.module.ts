@@ -6,6 +6,7 @@ import { CredentialsModule } from '../auth/credentials.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { HooksModule } from '../hooks/hooks.module';
 import { MailModule } from '../mail/mail.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -31,6 +32,7 @@ import { RegistrationService } from './registration.service';
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,
+    HooksModule,
     MailModule,
     SessionsModule,
     SignInMethodsModule,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { JwtConfig } from '../config/config.sections';
+import { BlockingHooks } from '../hooks/blocking-hooks';
 import { User } from '../users/user.entity';
 import { AccessTokenKeys, JwkSet } from './access-token-keys';
 import { epochSeconds } from './epoch-seconds';
@@ -65,6 +66,7 @@ export class AccessTokensService {
     private readonly jwt: JwtService,
     private readonly keys: AccessTokenKeys,
     private readonly config: JwtConfig,
+    private readonly hooks?: BlockingHooks,
   ) {}
 
   /** The public keys other services verify with; none for HS256, whose secret is never shared. */
@@ -86,14 +88,14 @@ export class AccessTokensService {
       family: string;
       auth: SessionAuth;
     },
-  ): SessionTokens {
-    const access = this.issue(user, refresh.family, refresh.auth, refresh.expiresAt);
-    return {
-      accessToken: access.token,
-      accessExpiresIn: access.expiresIn,
-      refreshToken: refresh.token,
-      refreshExpiresIn: refresh.expiresIn,
-    };
+  ): SessionTokens | Promise<SessionTokens> {
+    // Asynchronous only with a custom_access_token hook: without one, no promise is made.
+    if (this.hooks?.customizesAccessTokens) {
+      return this.issueCustomized(user, refresh.family, refresh.auth, refresh.expiresAt).then(
+        (access) => tokensOf(access, refresh),
+      );
+    }
+    return tokensOf(this.issue(user, refresh.family, refresh.auth, refresh.expiresAt), refresh);
   }
 
   /**
@@ -103,7 +105,43 @@ export class AccessTokensService {
   issue(user: User, sessionId: string, auth: SessionAuth, notAfter = Infinity): IssuedAccessToken {
     // `iat` fixed here, so the lifetime cannot slip past `notAfter` across a second's turn.
     const iat = epochSeconds();
-    const claims: Omit<AccessClaims, 'iss' | 'aud' | 'sub' | 'exp' | 'jti'> = {
+    const claims = this.claimsOf(user, sessionId, auth, iat);
+    const expiresIn = Math.max(0, Math.min(this.config.accessTtl, notAfter - iat));
+    const token = this.jwt.sign(claims, { subject: user.id, jwtid: randomUUID(), expiresIn });
+    return { token, expiresIn };
+  }
+
+  /**
+   * As `issue`, with the claims the custom_access_token hooks add to the token's (which they see
+   * whole); the reserved claims stay the service's.
+   */
+  private async issueCustomized(
+    user: User,
+    sessionId: string,
+    auth: SessionAuth,
+    notAfter: number,
+  ): Promise<IssuedAccessToken> {
+    const iat = epochSeconds();
+    const claims = this.claimsOf(user, sessionId, auth, iat);
+    const expiresIn = Math.max(0, Math.min(this.config.accessTtl, notAfter - iat));
+    const jti = randomUUID();
+    const { issuer: iss, audience: aud } = this.config;
+    const whole = { iss, aud, sub: user.id, ...claims, exp: iat + expiresIn, jti };
+    const added = await this.hooks!.accessTokenClaims(user, whole);
+    const token = this.jwt.sign(
+      { ...added, ...claims },
+      { subject: user.id, jwtid: jti, expiresIn },
+    );
+    return { token, expiresIn };
+  }
+
+  private claimsOf(
+    user: User,
+    sessionId: string,
+    auth: SessionAuth,
+    iat: number,
+  ): Omit<AccessClaims, 'iss' | 'aud' | 'sub' | 'exp' | 'jti'> {
+    return {
       sid: sessionId,
       ver: user.tokenVersion,
       role: user.role,
@@ -112,9 +150,6 @@ export class AccessTokensService {
       auth_time: epochSeconds(auth.authTime),
       amr: [...auth.methods],
     };
-    const expiresIn = Math.max(0, Math.min(this.config.accessTtl, notAfter - iat));
-    const token = this.jwt.sign(claims, { subject: user.id, jwtid: randomUUID(), expiresIn });
-    return { token, expiresIn };
   }
 
   /**
@@ -140,4 +175,16 @@ export class AccessTokensService {
       typeof claims.exp === 'number'
     );
   }
+}
+
+function tokensOf(
+  access: IssuedAccessToken,
+  refresh: { token: string; expiresIn: number },
+): SessionTokens {
+  return {
+    accessToken: access.token,
+    accessExpiresIn: access.expiresIn,
+    refreshToken: refresh.token,
+    refreshExpiresIn: refresh.expiresIn,
+  };
 }

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigSectionsModule } from '../config/config.module';
 import { JwtConfig } from '../config/config.sections';
 import { DatabaseModule } from '../database/database.module';
+import { HooksModule } from '../hooks/hooks.module';
 import { AccessTokenKeys } from './access-token-keys';
 import { AccessTokensService } from './access-tokens.service';
 import { REFRESH_JWT, accessJwtOptions, refreshJwtService } from './jwt-options';
@@ -21,6 +22,8 @@ import { VerificationTokensService } from './verification-tokens.service';
   imports: [
     ConfigSectionsModule,
     DatabaseModule,
+    // The custom_access_token hooks, asked whenever an access token is issued.
+    HooksModule,
     TokenKeysModule,
     TypeOrmModule.forFeature([VerificationToken]),
     // The JwtService a module importing this one injects: it signs and verifies access tokens.

@@ -10,7 +10,11 @@ describe('the error-code catalogue', () => {
     const unavailable = Object.entries(ERROR_CATALOGUE)
       .filter(([, entry]) => entry.status === 503)
       .map(([code]) => code);
-    expect(unavailable.sort()).toEqual(['EMAIL_SERVICE_ERROR', 'SERVICE_UNAVAILABLE']);
+    expect(unavailable.sort()).toEqual([
+      'EMAIL_SERVICE_ERROR',
+      'HOOK_UNAVAILABLE',
+      'SERVICE_UNAVAILABLE',
+    ]);
     for (const code of unavailable) {
       expect(RETRY_AFTER_SECONDS[code as keyof typeof ERROR_CATALOGUE]).toBeGreaterThan(0);
     }

@@ -68,6 +68,13 @@ export const ERROR_CATALOGUE = {
     status: 403,
     message: 'This email domain signs in only with its single sign-on',
   },
+  // Blocking hooks (docs/hooks.md): a before_user_created hook said no, with its own message; a
+  // hook failed or was late under HOOK_FAILURE=closed.
+  REGISTRATION_REJECTED: { status: 403, message: 'This registration was not accepted' },
+  HOOK_UNAVAILABLE: {
+    status: 503,
+    message: 'The service cannot complete this right now, try again later',
+  },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {
     status: 503,
@@ -85,4 +92,5 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = {
   SERVICE_UNAVAILABLE: 5,
   EMAIL_SERVICE_ERROR: 30,
+  HOOK_UNAVAILABLE: 5,
 };
