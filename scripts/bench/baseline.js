@@ -19,14 +19,22 @@ function resolveCommit(ref) {
   }
 }
 
-/** Whether `commit` locks the same dependencies as this checkout (then no `npm ci` is needed). */
+/**
+ * Whether this checkout's node_modules serve `commit` as installed: every package its lock names
+ * is here at the same version (packages added since, such as a new dev tool, change nothing it
+ * loads). Then no `npm ci` is needed.
+ */
 function sameLockfile(commit) {
-  const current = readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
-  const theirs = execFileSync('git', ['-C', ROOT, 'show', `${commit}:package-lock.json`], {
-    encoding: 'utf8',
-    maxBuffer: 256 * 2 ** 20,
-  });
-  return current === theirs;
+  const current = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).packages;
+  const theirs = JSON.parse(
+    execFileSync('git', ['-C', ROOT, 'show', `${commit}:package-lock.json`], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 2 ** 20,
+    }),
+  ).packages;
+  return Object.entries(theirs).every(
+    ([path, entry]) => path === '' || current[path]?.version === entry.version,
+  );
 }
 
 /** This checkout's commit, and whether the service's sources differ from it. */
@@ -63,7 +71,7 @@ function prepareBaseline(ref, commit) {
       execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
     } else {
       console.log(
-        `BENCH_BASELINE ${ref}: its package-lock.json differs from this checkout's, so npm ci ` +
+        `BENCH_BASELINE ${ref}: its package-lock.json names packages this checkout lacks, so npm ci ` +
           'installs its own node_modules (this takes a few minutes)…',
       );
       baseline.npmCi = true;
