@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
 import { MfaModule } from '../mfa/mfa.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -23,6 +24,7 @@ import { OwnAccountController } from './own-account.controller';
     DatabaseModule,
     IdentitiesModule,
     MfaModule,
+    OrganizationsModule,
     PasskeysModule,
     SessionsModule,
     TokensModule,

@@ -154,7 +154,7 @@ export class AuthService {
 
   async refresh(claims: RefreshClaims, client?: ClientInfo): Promise<Session> {
     const { user, refresh } = await this.sessions.rotate(claims, client);
-    return { user, tokens: this.accessTokens.sessionTokens(user, refresh) };
+    return { user, tokens: await this.accessTokens.renewedSessionTokens(user, refresh) };
   }
 
   /**

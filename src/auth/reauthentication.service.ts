@@ -80,7 +80,7 @@ export class Reauthentication {
     );
     return {
       user: renewed.user,
-      tokens: this.accessTokens.sessionTokens(renewed.user, renewed.refresh),
+      tokens: await this.accessTokens.renewedSessionTokens(renewed.user, renewed.refresh),
     };
   }
 }

@@ -5,6 +5,7 @@ import { JwtConfig } from '../config/config.sections';
 import { User } from '../users/user.entity';
 import { AccessTokenKeys, JwkSet } from './access-token-keys';
 import { epochSeconds } from './epoch-seconds';
+import { SessionClaims } from './session-claims';
 
 export type { JwkSet, PublishedJwk } from './access-token-keys';
 
@@ -31,6 +32,9 @@ export interface AccessClaims {
   auth_time?: number;
   /** The methods that authenticated it (RFC 8176): `pwd`, `otp`, `hwk`, `mfa`… */
   amr?: string[];
+  /** The session's active organization (POST /auth/organization), and the user's role in it. */
+  org_id?: string;
+  org_role?: string;
 }
 
 /** How a session was authenticated: its access tokens' `amr` and `auth_time`. */
@@ -52,6 +56,15 @@ export interface IssuedAccessToken {
  * key, algorithm, `typ`, issuer, audience and lifetime).
  */
 
+/** The refresh token a session's access token is issued beside. */
+export interface SessionRefresh {
+  token: string;
+  expiresIn: number;
+  expiresAt: number;
+  family: string;
+  auth: SessionAuth;
+}
+
 /** What a client gets for a session: in cookies, or in the body-token response. */
 export interface SessionTokens {
   accessToken: string;
@@ -65,6 +78,7 @@ export class AccessTokensService {
     private readonly jwt: JwtService,
     private readonly keys: AccessTokenKeys,
     private readonly config: JwtConfig,
+    private readonly sessionClaims: SessionClaims,
   ) {}
 
   /** The public keys other services verify with; none for HS256, whose secret is never shared. */
@@ -79,15 +93,10 @@ export class AccessTokensService {
    */
   sessionTokens(
     user: User,
-    refresh: {
-      token: string;
-      expiresIn: number;
-      expiresAt: number;
-      family: string;
-      auth: SessionAuth;
-    },
+    refresh: SessionRefresh,
+    extra?: Record<string, string>,
   ): SessionTokens {
-    const access = this.issue(user, refresh.family, refresh.auth, refresh.expiresAt);
+    const access = this.issue(user, refresh.family, refresh.auth, refresh.expiresAt, extra);
     return {
       accessToken: access.token,
       accessExpiresIn: access.expiresIn,
@@ -97,13 +106,29 @@ export class AccessTokensService {
   }
 
   /**
+   * `sessionTokens` for a session that goes on (a refresh, a step-up): its access token carries
+   * what the modules' SessionClaims sources say of it (the active organization).
+   */
+  async renewedSessionTokens(user: User, refresh: SessionRefresh): Promise<SessionTokens> {
+    const extra = await this.sessionClaims.of(user.id, refresh.family);
+    return this.sessionTokens(user, refresh, extra);
+  }
+
+  /**
    * A token for `user` in the session family `sessionId`, authenticated as `auth` says, for
    * ACCESS_TOKEN_TTL or until `notAfter` (epoch seconds), whichever comes first.
    */
-  issue(user: User, sessionId: string, auth: SessionAuth, notAfter = Infinity): IssuedAccessToken {
+  issue(
+    user: User,
+    sessionId: string,
+    auth: SessionAuth,
+    notAfter = Infinity,
+    extra: Record<string, string> = {},
+  ): IssuedAccessToken {
     // `iat` fixed here, so the lifetime cannot slip past `notAfter` across a second's turn.
     const iat = epochSeconds();
     const claims: Omit<AccessClaims, 'iss' | 'aud' | 'sub' | 'exp' | 'jti'> = {
+      ...extra,
       sid: sessionId,
       ver: user.tokenVersion,
       role: user.role,
