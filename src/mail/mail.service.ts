@@ -244,7 +244,11 @@ export class MailService {
       username: '',
       email: message.to,
       link: url.toString(),
-      validFor: lifetimeInWords(message.ttl),
+      // Whole days read as days: "7 days", not "168 hours".
+      validFor:
+        message.ttl >= 2 * 86400 && message.ttl % 86400 === 0
+          ? `${message.ttl / 86400} days`
+          : lifetimeInWords(message.ttl),
       organizationName: message.organizationName,
       inviter: message.inviter,
     };
