@@ -724,7 +724,7 @@ describe('organizations', () => {
         .expect(200);
       const members = await as(admin).get(`${ORGS}/${org.id}/members`).expect(200);
       expect(
-        members.body.data.members.map((m: { user_id: string; role: string }) => [
+        (members.body.data.members as Array<{ user_id: string; role: string }>).map((m) => [
           m.user_id,
           m.role,
         ]),
@@ -737,6 +737,9 @@ describe('organizations', () => {
       ).toEqual([]);
     });
   });
+
+  const idsOf = (response: Response) =>
+    (response.body.data.organizations as Array<{ id: string }>).map((o) => o.id);
 
   describe("the service's administrators", () => {
     it("list every organization, searched and paged, and a user's organizations", async () => {
@@ -763,12 +766,8 @@ describe('organizations', () => {
         total: 2,
       });
       const next = await list(`?search=zeta%20${tag}&pageSize=1&page=2`).expect(200);
-      expect(next.body.data.organizations.map((o: { id: string }) => o.id)).toEqual([first.id]);
-      expect(
-        (await list(`?search=${first.slug}`)).body.data.organizations.map(
-          (o: { id: string }) => o.id,
-        ),
-      ).toEqual([first.id]);
+      expect(idsOf(next)).toEqual([first.id]);
+      expect(idsOf(await list(`?search=${first.slug}`))).toEqual([first.id]);
       expect((await list('?search=%25')).body.data.organizations).toEqual([]);
       expectError(await list('?pageSize=0'), 400, 'VALIDATION_ERROR');
       expectError(await as(owner).get(`${API}/admin/organizations`), 403, 'FORBIDDEN');
@@ -782,7 +781,10 @@ describe('organizations', () => {
         .get(`${API}/admin/users/${owner.user.id}/organizations`)
         .expect(200);
       expect(
-        theirs.body.data.organizations.map((o: { id: string; role: string }) => [o.id, o.role]),
+        (theirs.body.data.organizations as Array<{ id: string; role: string }>).map((o) => [
+          o.id,
+          o.role,
+        ]),
       ).toEqual([
         [first.id, 'owner'],
         [second.id, 'owner'],
