@@ -56,9 +56,14 @@ describe('organizations across two processes', () => {
         (await call(b, 'GET', `/organizations/${orgId}/invitations`, member.access)).status,
       ).toBe(200);
     }
-    const chosen = await call(b, 'POST', '/auth/organization', member.access, {
-      organization_id: orgId,
-    });
+    const chosen = await call(
+      b,
+      'POST',
+      '/auth/organization',
+      member.access,
+      { organization_id: orgId },
+      { 'x-token-delivery': 'body' },
+    );
     expect(chosen.status).toBe(200);
     member = {
       access: chosen.body.access_token as string,
