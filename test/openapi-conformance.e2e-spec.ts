@@ -15,6 +15,7 @@ import {
 } from './support/auth-helpers';
 import { LinkedIdentitiesService } from '../src/linked-identities/linked-identities.service';
 import { UserDirectory } from '../src/users/user-directory.service';
+import { organizationCases } from './support/organization-conformance-cases';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 import { Authenticator } from './support/authenticator';
 import {
@@ -1369,6 +1370,10 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
     'GET /api/v1/.well-known/jwks.json': () => documentOnly('/api/v1/.well-known/jwks.json'),
     'GET /.well-known/oauth-authorization-server': () =>
       documentOnly('/.well-known/oauth-authorization-server'),
+    ...organizationCases(
+      () => t,
+      () => admin,
+    ),
   };
 
   it('has a case for every operation the document lists, and none for an undocumented one', () => {

@@ -35,6 +35,11 @@ export const SERVICE_ERROR_CODES = [
   'SSO_REQUIRED',
   'REGISTRATION_REJECTED',
   'HOOK_UNAVAILABLE',
+  'ORGANIZATION_NOT_FOUND',
+  'ORGANIZATION_EXISTS',
+  'LAST_OWNER',
+  'ALREADY_MEMBER',
+  'INVITATION_EMAIL_MISMATCH',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
 ] as const;
@@ -111,9 +116,9 @@ export interface FieldError {
 /**
  * Why the service refused an emailed link it had issued: it expired unused, a newer link of its
  * kind replaced it, it was used (or a change to the account withdrew it), or (a verification
- * link) the address is verified already.
+ * link) the address is verified already; (an invitation) an admin withdrew it.
  */
-export type LinkRefusal = 'expired' | 'replaced' | 'used' | 'verified';
+export type LinkRefusal = 'expired' | 'replaced' | 'used' | 'verified' | 'withdrawn';
 
 export interface FailureEnvelope {
   success: false;

@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
 import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
 import { SecondFactorModule } from '../second-factor/second-factor.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -23,6 +24,7 @@ import { OwnAccountController } from './own-account.controller';
     DatabaseModule,
     LinkedIdentitiesModule,
     SecondFactorModule,
+    OrganizationsModule,
     PasskeysModule,
     SessionsModule,
     TokensModule,

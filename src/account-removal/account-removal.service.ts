@@ -4,6 +4,7 @@ import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
 import { SecondFactorService } from '../second-factor/second-factor.service';
+import { OrganizationsService } from '../organizations/organizations.service';
 import { PasskeysService } from '../passkeys/passkeys.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
@@ -28,6 +29,7 @@ export class AccountRemoval {
     private readonly identities: LinkedIdentitiesService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly audit: AuditTrail,
+    private readonly organizations: OrganizationsService,
   ) {}
 
   /** False when no account has this id (nothing changed). `actorId`: the administrator, if any. */
@@ -41,6 +43,9 @@ export class AccountRemoval {
       // Its sign-ins in progress at providers go with the row (ON DELETE CASCADE): minutes-lived.
       await this.identities.removeAll(manager, userId);
       await this.verificationTokens.deleteAllOf(manager, userId);
+      // Its memberships end; an organization it was the last owner of passes to its oldest
+      // admin, or goes when it has none (OrganizationsService.removeUser).
+      await this.organizations.removeUser(manager, userId);
       if (!(await this.users.delete(manager, userId))) return false;
       await this.audit.record(manager, 'account_deleted', userId, client, { actorId });
       return true;

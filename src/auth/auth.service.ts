@@ -160,8 +160,7 @@ export class AuthService {
 
   async refresh(claims: RefreshClaims, client?: ClientInfo): Promise<Session> {
     const { user, refresh } = await this.sessions.rotate(claims, client);
-    const tokens = this.accessTokens.sessionTokens(user, refresh);
-    return { user, tokens: tokens instanceof Promise ? await tokens : tokens };
+    return { user, tokens: await this.accessTokens.renewedSessionTokens(user, refresh) };
   }
 
   /**

@@ -78,7 +78,9 @@ export class Reauthentication {
     await this.database.transaction((manager) =>
       this.audit.record(manager, 'reauthenticated', userId, client, { sessionId: session.id }),
     );
-    const tokens = this.accessTokens.sessionTokens(renewed.user, renewed.refresh);
-    return { user: renewed.user, tokens: tokens instanceof Promise ? await tokens : tokens };
+    return {
+      user: renewed.user,
+      tokens: await this.accessTokens.renewedSessionTokens(renewed.user, renewed.refresh),
+    };
   }
 }

@@ -10,7 +10,7 @@ import { normalizeEmail } from '../users/identity.normalizer';
 /** The mails a request can make the service send to an address; notices of changes are not. */
 export type CappedMail = Extract<
   EmailKind,
-  'verification' | 'password_reset' | 'email_change' | 'email_code'
+  'verification' | 'password_reset' | 'email_change' | 'email_code' | 'invitation'
 >;
 
 /**

@@ -30,6 +30,18 @@ export interface ReauthenticationCodeMail {
   ttl: number;
 }
 
+/** An invitation to join an organization, to the invited address (which may have no account). */
+export interface InvitationMail {
+  to: string;
+  organizationName: string;
+  /** The inviter's username. */
+  inviter: string;
+  token: string;
+  /** Where the link leads; already checked against APP_ORIGINS. Else PUBLIC_URL. */
+  applicationUrl?: string;
+  ttl: number;
+}
+
 /**
  * A notice about something done to or with the account: nothing in it logs anyone in. The only
  * link one carries is the undo of an email change, to the old address.
@@ -64,6 +76,7 @@ export class MailDeliveryError extends Error {
 type Kind = 'verification' | 'password-reset' | 'email-change' | 'email-code';
 /** Mails with a code and no link. */
 type CodeKind = 'reauthentication-code';
+type InvitationKind = 'invitation';
 type NoticeKind =
   | 'password-changed'
   | 'email-change-requested'
@@ -77,7 +90,8 @@ type NoticeKind =
 /** The notices about the second factor, each sent by SecondFactorService after the change. */
 export type MfaNotice = Extract<NoticeKind, `mfa-${string}` | 'recovery-code-used'>;
 
-const METRIC_KIND: Record<Kind | CodeKind | NoticeKind, EmailKind> = {
+const METRIC_KIND: Record<Kind | CodeKind | InvitationKind | NoticeKind, EmailKind> = {
+  invitation: 'invitation',
   verification: 'verification',
   'reauthentication-code': 'reauthentication_code',
   'password-reset': 'password_reset',
@@ -163,6 +177,9 @@ export type NoticeContext = {
   validFor: string;
 };
 
+/** What an invitation's templates see: the token mail's, the organization and the inviter. */
+export type InvitationContext = EmailContext & { organizationName: string; inviter: string };
+
 /** The service's own page for the undo link: the notice goes to an address no app session knows. */
 const UNDO_PATH = '/api/v1/users/me/email/undo';
 
@@ -213,6 +230,35 @@ export class MailService {
     };
     const kind: CodeKind = 'reauthentication-code';
     return this.deliver(kind, message.to, CODE_SUBJECTS[kind], context);
+  }
+
+  /**
+   * To the invited address: a link to `applicationUrl` (or PUBLIC_URL) with `invitation=TOKEN`,
+   * which the app posts to `POST /invitations/accept` once its user is signed in.
+   */
+  sendInvitation(message: InvitationMail): Promise<void> {
+    const url = new URL(message.applicationUrl ?? this.app.publicUrl);
+    url.searchParams.set('invitation', message.token);
+    const context: InvitationContext = {
+      appName: appNameFrom(message.applicationUrl, this.app.appName),
+      username: '',
+      email: message.to,
+      link: url.toString(),
+      // Whole days read as days: "7 days", not "168 hours".
+      validFor:
+        message.ttl >= 2 * 86400 && message.ttl % 86400 === 0
+          ? `${message.ttl / 86400} days`
+          : lifetimeInWords(message.ttl),
+      organizationName: message.organizationName,
+      inviter: message.inviter,
+    };
+    const kind: InvitationKind = 'invitation';
+    return this.deliver(
+      kind,
+      message.to,
+      'You are invited to join an organization on {{appName}}',
+      context,
+    );
   }
 
   sendPasswordChangedNotice(message: NoticeMail): Promise<void> {
@@ -291,10 +337,10 @@ export class MailService {
   }
 
   private async deliver(
-    kind: Kind | CodeKind | NoticeKind,
+    kind: Kind | CodeKind | InvitationKind | NoticeKind,
     to: string,
     subject: string,
-    context: EmailContext | CodeContext | NoticeContext,
+    context: EmailContext | CodeContext | InvitationContext | NoticeContext,
   ): Promise<void> {
     try {
       await this.mailer.sendMail({

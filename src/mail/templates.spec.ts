@@ -257,6 +257,8 @@ describe.each(
     newEmail: 'ann@example.org',
     providerName: 'Corp ID',
     code: '049213',
+    organizationName: 'Acme',
+    inviter: 'bob',
   };
 
   it('says in the HTML part everything the text part says', async () => {

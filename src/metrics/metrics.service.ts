@@ -33,6 +33,7 @@ const EMAIL_KINDS = [
   'email_code',
   'identity_linked',
   'reauthentication_code',
+  'invitation',
 ] as const;
 /** `capped`: not sent, the address has had MAIL_RECIPIENT_LIMIT mails of its kind lately. */
 const EMAIL_OUTCOMES = ['sent', 'failed', 'capped'] as const;

@@ -34,6 +34,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('email', 'Email verification and password reset, their aliases and link pages')
     .addTag('users', 'The signed-in user')
     .addTag('admin', 'Administration of accounts (role admin)')
+    .addTag(
+      'organizations',
+      'Organizations, their members and invitations (roles owner, admin, member)',
+    )
     .addTag('tokens', 'Key set and metadata for services that verify access tokens')
     .addTag('operations', 'Liveness, readiness and Prometheus metrics')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER)

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager, FindOperator, In, IsNull, MoreThan, Not, Repository } from 'typeorm';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
+import { SessionAuth } from '../tokens/access-tokens.service';
 import { hashToken, randomToken } from '../tokens/token-hash';
 import { UsersService } from '../users/users.service';
 import { IssuedRefreshToken, RefreshClaims } from './refresh-claims';
@@ -69,6 +70,24 @@ export class SessionsService {
     const auth = { methods, authTime: new Date() };
     if (presented?.sub === userId && presented.fam === familyId) {
       return this.rotation.rotate(presented, client, auth);
+    }
+    return this.rotation.renew(userId, familyId, auth);
+  }
+
+  /**
+   * New tokens for the live session `familyId`, its authentication as it was (what its tokens
+   * carry changed: the active organization). Rotated as a refresh when its refresh token is at
+   * hand, else its current token is retired for a new one. 401 INVALID_TOKEN when not live.
+   */
+  renew(
+    userId: string,
+    familyId: string,
+    auth: SessionAuth,
+    presented: RefreshClaims | undefined,
+    client?: ClientInfo,
+  ): Promise<Rotated> {
+    if (presented?.sub === userId && presented.fam === familyId) {
+      return this.rotation.rotate(presented, client);
     }
     return this.rotation.renew(userId, familyId, auth);
   }

@@ -6,6 +6,7 @@ import { BlockingHooks } from '../hooks/blocking-hooks';
 import { User } from '../users/user.entity';
 import { AccessTokenKeys, JwkSet } from './access-token-keys';
 import { epochSeconds } from './epoch-seconds';
+import { SessionClaims } from './session-claims';
 
 export type { JwkSet, PublishedJwk } from './access-token-keys';
 
@@ -32,6 +33,9 @@ export interface AccessClaims {
   auth_time?: number;
   /** The methods that authenticated it (RFC 8176): `pwd`, `otp`, `hwk`, `mfa`… */
   amr?: string[];
+  /** The session's active organization (POST /auth/organization), and the user's role in it. */
+  org_id?: string;
+  org_role?: string;
 }
 
 /** How a session was authenticated: its access tokens' `amr` and `auth_time`. */
@@ -53,6 +57,15 @@ export interface IssuedAccessToken {
  * key, algorithm, `typ`, issuer, audience and lifetime).
  */
 
+/** The refresh token a session's access token is issued beside. */
+export interface SessionRefresh {
+  token: string;
+  expiresIn: number;
+  expiresAt: number;
+  family: string;
+  auth: SessionAuth;
+}
+
 /** What a client gets for a session: in cookies, or in the body-token response. */
 export interface SessionTokens {
   accessToken: string;
@@ -66,6 +79,7 @@ export class AccessTokensService {
     private readonly jwt: JwtService,
     private readonly keys: AccessTokenKeys,
     private readonly config: JwtConfig,
+    private readonly sessionClaims: SessionClaims,
     private readonly hooks?: BlockingHooks,
   ) {}
 
@@ -81,31 +95,42 @@ export class AccessTokensService {
    */
   sessionTokens(
     user: User,
-    refresh: {
-      token: string;
-      expiresIn: number;
-      expiresAt: number;
-      family: string;
-      auth: SessionAuth;
-    },
+    refresh: SessionRefresh,
+    extra?: Record<string, string>,
   ): SessionTokens | Promise<SessionTokens> {
+    const { family, auth, expiresAt } = refresh;
     // Asynchronous only with a custom_access_token hook: without one, no promise is made.
     if (this.hooks?.customizesAccessTokens) {
-      return this.issueCustomized(user, refresh.family, refresh.auth, refresh.expiresAt).then(
-        (access) => tokensOf(access, refresh),
+      return this.issueCustomized(user, family, auth, expiresAt, extra).then((access) =>
+        tokensOf(access, refresh),
       );
     }
-    return tokensOf(this.issue(user, refresh.family, refresh.auth, refresh.expiresAt), refresh);
+    return tokensOf(this.issue(user, family, auth, expiresAt, extra), refresh);
+  }
+
+  /**
+   * `sessionTokens` for a session that goes on (a refresh, a step-up): its access token carries
+   * what the modules' SessionClaims sources say of it (the active organization).
+   */
+  async renewedSessionTokens(user: User, refresh: SessionRefresh): Promise<SessionTokens> {
+    const extra = await this.sessionClaims.of(user.id, refresh.family);
+    return this.sessionTokens(user, refresh, extra);
   }
 
   /**
    * A token for `user` in the session family `sessionId`, authenticated as `auth` says, for
    * ACCESS_TOKEN_TTL or until `notAfter` (epoch seconds), whichever comes first.
    */
-  issue(user: User, sessionId: string, auth: SessionAuth, notAfter = Infinity): IssuedAccessToken {
+  issue(
+    user: User,
+    sessionId: string,
+    auth: SessionAuth,
+    notAfter = Infinity,
+    extra?: Record<string, string>,
+  ): IssuedAccessToken {
     // `iat` fixed here, so the lifetime cannot slip past `notAfter` across a second's turn.
     const iat = epochSeconds();
-    const claims = this.claimsOf(user, sessionId, auth, iat);
+    const claims = this.claimsOf(user, sessionId, auth, iat, extra);
     const expiresIn = Math.max(0, Math.min(this.config.accessTtl, notAfter - iat));
     const token = this.jwt.sign(claims, { subject: user.id, jwtid: randomUUID(), expiresIn });
     return { token, expiresIn };
@@ -120,9 +145,10 @@ export class AccessTokensService {
     sessionId: string,
     auth: SessionAuth,
     notAfter: number,
+    extra?: Record<string, string>,
   ): Promise<IssuedAccessToken> {
     const iat = epochSeconds();
-    const claims = this.claimsOf(user, sessionId, auth, iat);
+    const claims = this.claimsOf(user, sessionId, auth, iat, extra);
     const expiresIn = Math.max(0, Math.min(this.config.accessTtl, notAfter - iat));
     const jti = randomUUID();
     const { issuer: iss, audience: aud } = this.config;
@@ -140,8 +166,11 @@ export class AccessTokensService {
     sessionId: string,
     auth: SessionAuth,
     iat: number,
+    extra?: Record<string, string>,
   ): Omit<AccessClaims, 'iss' | 'aud' | 'sub' | 'exp' | 'jti'> {
+    // A module's claims first: the service's own cannot be replaced.
     return {
+      ...extra,
       sid: sessionId,
       ver: user.tokenVersion,
       role: user.role,

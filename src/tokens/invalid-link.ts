@@ -1,16 +1,23 @@
 import { AppException } from '../common/errors/app.exception';
 
 /** Why an emailed link was refused, as `details[0].reason` says it. */
-export const LINK_REFUSAL_REASONS = ['expired', 'replaced', 'used', 'verified'] as const;
+export const LINK_REFUSAL_REASONS = [
+  'expired',
+  'replaced',
+  'used',
+  'verified',
+  'withdrawn',
+] as const;
 export type LinkRefusalReason = (typeof LINK_REFUSAL_REASONS)[number];
 
-export type LinkKind = 'verification' | 'reset' | 'email-change' | 'undo';
+export type LinkKind = 'verification' | 'reset' | 'email-change' | 'undo' | 'invitation';
 
 const WHY: Record<LinkRefusalReason, (kind: LinkKind) => string> = {
   expired: (kind) => `The ${kind} link has expired: ask for a new one`,
   replaced: (kind) => `A newer ${kind} link was sent: use the one in the latest email`,
   used: (kind) => `The ${kind} link was already used, or a change to the account withdrew it`,
   verified: () => 'The email address is already verified',
+  withdrawn: (kind) => `The ${kind} was withdrawn: ask for a new one`,
 };
 
 /**

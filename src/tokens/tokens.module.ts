@@ -9,6 +9,7 @@ import { AccessTokenKeys } from './access-token-keys';
 import { AccessTokensService } from './access-tokens.service';
 import { REFRESH_JWT, accessJwtOptions, refreshJwtService } from './jwt-options';
 import { RefreshTokenKey } from './refresh-token-key';
+import { SessionClaims } from './session-claims';
 import { TokenJanitor } from './token-janitor.service';
 import { TokenKeysModule } from './token-keys.module';
 import { VerificationToken } from './verification-token.entity';
@@ -35,12 +36,14 @@ import { VerificationTokensService } from './verification-tokens.service';
   ],
   providers: [
     AccessTokensService,
+    SessionClaims,
     { provide: REFRESH_JWT, inject: [RefreshTokenKey], useFactory: refreshJwtService },
     VerificationTokensService,
     TokenJanitor,
   ],
   exports: [
     AccessTokensService,
+    SessionClaims,
     REFRESH_JWT,
     VerificationTokensService,
     TokenKeysModule,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { SecurityConfig } from '../config/config.sections';
 import { randomBytes } from 'node:crypto';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
 import { RedisService } from '../redis/redis.service';
@@ -77,6 +77,12 @@ export class UsersService {
 
   findIn(manager: EntityManager, id: string): Promise<User | null> {
     return manager.withRepository(this.users).findOneBy({ id });
+  }
+
+  /** The users of these ids that exist, in no particular order (a page of members). */
+  findManyIn(manager: EntityManager, ids: readonly string[]): Promise<User[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return manager.withRepository(this.users).findBy({ id: In([...ids]) });
   }
 
   /** For a caller that knows the user exists (its row is held by the caller's transaction). */

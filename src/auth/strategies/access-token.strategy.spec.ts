@@ -11,6 +11,7 @@ import { accessJwtOptions } from '../../tokens/jwt-options';
 import { User } from '../../users/user.entity';
 import { SessionsService } from '../../sessions/sessions.service';
 import { UsersService } from '../../users/users.service';
+import { SessionClaims } from '../../tokens/session-claims';
 import { AccessTokenStrategy } from './access-token.strategy';
 import { runStrategy } from '../../../test/support/run-strategy';
 
@@ -45,7 +46,7 @@ describe.each([
   } as JwtConfig;
   const keys = new AccessTokenKeys(config.access);
   const jwtService = new JwtService(accessJwtOptions(config, keys));
-  const tokens = new AccessTokensService(jwtService, keys, config);
+  const tokens = new AccessTokensService(jwtService, keys, config, new SessionClaims());
   const user = Object.assign(new User(), { id: 'user_1', role: 'user', tokenVersion: 3 });
   // The user with one live session, family_1.
   const users = {

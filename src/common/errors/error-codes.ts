@@ -75,6 +75,19 @@ export const ERROR_CATALOGUE = {
     status: 503,
     message: 'The service cannot complete this right now, try again later',
   },
+  // Organizations: a non-member is told nothing exists, whatever does.
+  ORGANIZATION_NOT_FOUND: { status: 404, message: 'No such organization of yours exists' },
+  ORGANIZATION_EXISTS: { status: 409, message: 'An organization with this slug exists' },
+  LAST_OWNER: {
+    status: 409,
+    message: 'The organization must keep an owner: make another member owner first',
+  },
+  ALREADY_MEMBER: { status: 409, message: 'This address belongs to a member already' },
+  INVITATION_EMAIL_MISMATCH: {
+    status: 403,
+    message:
+      "The invitation is for another address: sign in with the invited account's verified email",
+  },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred' },
   SERVICE_UNAVAILABLE: {
     status: 503,

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * Claims a module adds to the access tokens of a session (the active organization's `org_id`
+ * and `org_role`), read when a session's tokens are renewed (refresh, step-up). A source
+ * answers `{}` for a session it has nothing for, and must be one indexed read at most: it runs
+ * on every refresh.
+ */
+export type SessionClaimsSource = (
+  userId: string,
+  sessionId: string,
+) => Promise<Record<string, string>>;
+
+/** Where modules register their sources (in `onModuleInit`); the core names none of them. */
+@Injectable()
+export class SessionClaims {
+  private readonly sources: SessionClaimsSource[] = [];
+
+  register(source: SessionClaimsSource): void {
+    this.sources.push(source);
+  }
+
+  async of(userId: string, sessionId: string): Promise<Record<string, string>> {
+    const claims: Record<string, string> = {};
+    for (const source of this.sources) Object.assign(claims, await source(userId, sessionId));
+    return claims;
+  }
+}
