@@ -5,6 +5,7 @@ import { AppException } from '../common/errors/app.exception';
 import { DatabaseConfig } from '../config/config.sections';
 import { DeadlineExceeded, withinDeadline } from './connection-deadline';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
+import { Lease, ScheduledDataSource, Scheduler, inUnitOfWork } from './scheduled-data-source';
 import { ServerProbe } from './server-probe';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
@@ -33,7 +34,7 @@ type CommitHooks = Array<() => void | Promise<void>>;
  * or freezes, and the probe (once a second) lets work through again when it answers.
  */
 @Injectable()
-export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
+export class Database implements Scheduler, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Database');
   private readonly serialized: boolean;
   private queue: Promise<unknown> = Promise.resolve();
@@ -65,6 +66,7 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
           ? this.logger.log('The database is reachable again')
           : this.logger.error(`The database is unreachable (${reason ?? 'no answer'})`),
     );
+    if (dataSource instanceof ScheduledDataSource) dataSource.scheduleWith(this);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -135,6 +137,32 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
         await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
       }
     }
+  }
+
+  /**
+   * A plain repository call's hold (ScheduledDataSource): its statements run on `runner` as one
+   * unit of work, from when `granted` settles until `released` does, under one deadline.
+   */
+  lease(runner: QueryRunner, released: Promise<void>): Lease {
+    const deadline = Date.now() + this.timeoutMs;
+    let grant!: () => void;
+    const granted = new Promise<void>((resolve) => (grant = resolve));
+    const ended = this.schedule(deadline, () =>
+      this.onConnection(
+        deadline,
+        () => {
+          grant();
+          return released;
+        },
+        runner,
+      ),
+    );
+    return { granted: Promise.race([granted, ended]), ended };
+  }
+
+  /** A statement of a plain call that failed: a lost connection is a 503 as everywhere. */
+  failure(error: unknown): unknown {
+    return isConnectionFailure(error) ? unavailable() : error;
   }
 
   /**
@@ -237,15 +265,22 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
   private async onConnection<T>(
     deadline: number,
     task: (runner: QueryRunner) => Promise<T>,
+    runner: QueryRunner = this.unscheduledRunner(),
   ): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
     try {
-      if (this.serialized) return await task(runner);
-      return await withinDeadline(runner, runner.connect(), deadline, () => task(runner));
+      const work = () => inUnitOfWork(() => task(runner));
+      if (this.serialized) return await work();
+      return await withinDeadline(runner, runner.connect(), deadline, work);
     } finally {
       // Harmless for a connection given up at its deadline: it has left the pool already.
       await runner.release();
     }
+  }
+
+  private unscheduledRunner(): QueryRunner {
+    return this.dataSource instanceof ScheduledDataSource
+      ? this.dataSource.createUnscheduledQueryRunner()
+      : this.dataSource.createQueryRunner();
   }
 
   private async inTransaction<T>(
