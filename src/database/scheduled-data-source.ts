@@ -99,6 +99,7 @@ function scheduledRunner(
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let failed: Promise<never> | undefined;
+  let granted = false;
   let manager: EntityManager | undefined;
 
   const within = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -108,6 +109,7 @@ function scheduledRunner(
       failed.catch(() => undefined);
     }
     await lease.granted;
+    granted = true;
     try {
       return await Promise.race([call(), failed!]);
     } catch (error) {
@@ -118,9 +120,13 @@ function scheduledRunner(
   const proxy: QueryRunner = new Proxy(runner, {
     get(target, property, receiver) {
       switch (property) {
+        // SQLite's runner is shared: its transaction state is this call's only once it is its turn.
         case 'connect':
         case 'query':
-        case 'stream': {
+        case 'stream':
+        case 'startTransaction':
+        case 'commitTransaction':
+        case 'rollbackTransaction': {
           const method = Reflect.get(target, property, receiver) as (
             ...args: unknown[]
           ) => Promise<unknown>;
@@ -132,6 +138,8 @@ function scheduledRunner(
             release();
             await lease.ended.catch(() => undefined);
           };
+        case 'isTransactionActive':
+          return granted && target.isTransactionActive;
         case 'manager':
           // Work through the runner's manager stays on this lease.
           return (manager ??= dataSource.createEntityManager(proxy));
