@@ -1,6 +1,8 @@
 import { getRepositoryToken } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, In, Repository } from 'typeorm';
+import { AppException } from '../src/common/errors/app.exception';
+import { Database } from '../src/database/database.service';
 import { User } from '../src/users/user.entity';
 import { UsersService } from '../src/users/users.service';
 import { TestApp, startTestApp } from './support/test-app';
@@ -87,5 +89,29 @@ describe('transactions through the plain repository API', () => {
     const stored = await users.findBy({ id: In(rows.map((row) => row.id)) });
     expect(stored).toHaveLength(20);
     expect(stored.filter((row) => row.name === 'inside')).toHaveLength(10);
+  });
+
+  it('does not hang on a plain call made inside a unit of work: 503 at the deadline on the embedded store, its own connection on MariaDB', async () => {
+    const row = build('nested');
+    await users.insert(row);
+    const started = Date.now();
+    const nested = t.app
+      .get(Database)
+      .run(() => users.findOneBy({ id: row.id }))
+      .then(
+        (found) => found?.id,
+        (error: unknown) => error,
+      );
+    const outcome = await nested;
+    if (t.database.kind === 'mysql') {
+      expect(outcome).toBe(row.id);
+    } else {
+      // DATABASE_TIMEOUT_MS's default, with the same allowance as the outage suites.
+      expect(outcome).toBeInstanceOf(AppException);
+      expect((outcome as AppException).code).toBe('SERVICE_UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(2000 + 500);
+    }
+    // And the store serves as before.
+    expect((await users.findOneBy({ id: row.id }))?.id).toBe(row.id);
   });
 });

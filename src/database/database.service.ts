@@ -5,7 +5,7 @@ import { AppException } from '../common/errors/app.exception';
 import { DatabaseConfig } from '../config/config.sections';
 import { DeadlineExceeded, withinDeadline } from './connection-deadline';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
-import { Lease, ScheduledDataSource, Scheduler, inUnitOfWork } from './scheduled-data-source';
+import { Lease, ScheduledDataSource, Scheduler } from './scheduled-data-source';
 import { ServerProbe } from './server-probe';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
@@ -38,6 +38,8 @@ export class Database implements Scheduler, OnApplicationBootstrap, OnApplicatio
   private readonly logger = new Logger('Database');
   private readonly serialized: boolean;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Units in the queue, the one running included (SQLite). */
+  private queued = 0;
   /** Callbacks to run once the transaction a manager belongs to has committed. */
   private readonly commitHooks = new WeakMap<EntityManager, CommitHooks>();
   private readonly timeoutMs: number;
@@ -157,7 +159,21 @@ export class Database implements Scheduler, OnApplicationBootstrap, OnApplicatio
         runner,
       ),
     );
-    return { granted: Promise.race([granted, ended]), ended };
+    // Alone in the queue (the usual case), it is this call's turn at once.
+    if (!this.serialized || this.queued <= 1) {
+      return { granted: Promise.race([granted, ended]), ended };
+    }
+    // A call that waits for its turn past the deadline is told then (the queue skips it when its
+    // turn comes): a plain call made inside a unit of work waits for that unit, which waits for it.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(tooLate()), Math.max(0, deadline - Date.now()));
+    });
+    late.catch(() => undefined);
+    return {
+      granted: Promise.race([granted, ended, late]).finally(() => clearTimeout(timer)),
+      ended,
+    };
   }
 
   /** A statement of a plain call that failed: a lost connection is a 503 as everywhere. */
@@ -227,8 +243,9 @@ export class Database implements Scheduler, OnApplicationBootstrap, OnApplicatio
 
   /** One unit at a time, in order (SQLite). */
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    this.queued += 1;
     const result = this.queue.then(task);
-    this.queue = result.catch(() => undefined);
+    this.queue = result.catch(() => undefined).then(() => (this.queued -= 1));
     return result;
   }
 
@@ -249,9 +266,7 @@ export class Database implements Scheduler, OnApplicationBootstrap, OnApplicatio
     } catch (error) {
       if (error instanceof DeadlineExceeded) {
         this.probe.checkNow();
-        throw new AppException('SERVICE_UNAVAILABLE', {
-          message: 'The database did not answer in time, try again later',
-        });
+        throw tooLate();
       }
       if (isConnectionFailure(error)) throw unavailable();
       throw error;
@@ -268,9 +283,8 @@ export class Database implements Scheduler, OnApplicationBootstrap, OnApplicatio
     runner: QueryRunner = this.unscheduledRunner(),
   ): Promise<T> {
     try {
-      const work = () => inUnitOfWork(() => task(runner));
-      if (this.serialized) return await work();
-      return await withinDeadline(runner, runner.connect(), deadline, work);
+      if (this.serialized) return await task(runner);
+      return await withinDeadline(runner, runner.connect(), deadline, () => task(runner));
     } finally {
       // Harmless for a connection given up at its deadline: it has left the pool already.
       await runner.release();
@@ -318,6 +332,12 @@ function unconfirmed(): AppException {
   return new AppException('SERVICE_UNAVAILABLE', {
     message:
       'The database did not confirm the change: it may have been made, check before trying again',
+  });
+}
+
+function tooLate(): AppException {
+  return new AppException('SERVICE_UNAVAILABLE', {
+    message: 'The database did not answer in time, try again later',
   });
 }
 

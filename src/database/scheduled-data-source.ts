@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager, QueryRunner, ReplicationMode } from 'typeorm';
 import { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 
@@ -21,25 +20,13 @@ export interface Scheduler {
   failure(error: unknown): unknown;
 }
 
-/** Marks the unit of work under way: what runs inside it is already scheduled. */
-const units = new AsyncLocalStorage<{ open: boolean }>();
-
-/** Runs `task` as a unit of work: plain calls it makes pass straight to the driver. */
-export async function inUnitOfWork<T>(task: () => Promise<T>): Promise<T> {
-  const unit = { open: true };
-  try {
-    return await units.run(unit, task);
-  } finally {
-    // Work it started and left running is no longer covered by it.
-    unit.open = false;
-  }
-}
-
 /**
  * The DataSource TypeOrmModule provides: a repository used directly (`users.findOneBy(…)`,
  * `dataSource.transaction(…)`) runs as Database's units of work do, so it gets the deadline,
- * SQLite's one-at-a-time queue, deadlock retries and the 503. Inside a unit of work its
- * statements pass straight through (on SQLite waiting for the queue there would never end).
+ * SQLite's one-at-a-time queue, deadlock retries and the 503. Inside a unit of work the work
+ * uses the manager it is given (a plain call there is a unit of its own: on SQLite it waits for
+ * the one it is inside, and answers 503 at the deadline). No AsyncLocalStorage tells them apart:
+ * on Node 20 it puts async hooks on every promise (docs/performance.md).
  */
 export class ScheduledDataSource extends DataSource {
   private scheduler: Scheduler | undefined;
@@ -56,8 +43,7 @@ export class ScheduledDataSource extends DataSource {
 
   override createQueryRunner(mode?: ReplicationMode): QueryRunner {
     const runner = super.createQueryRunner(mode);
-    const scheduler = this.scheduled();
-    return scheduler ? scheduledRunner(this, runner, scheduler) : runner;
+    return this.scheduler ? scheduledRunner(this, runner, this.scheduler) : runner;
   }
 
   override createEntityManager(queryRunner?: QueryRunner): EntityManager {
@@ -66,9 +52,9 @@ export class ScheduledDataSource extends DataSource {
     return queryRunner ? super.createEntityManager(queryRunner) : new ScheduledEntityManager(this);
   }
 
-  /** The scheduler, unless scheduling is off or the caller is inside a unit of work already. */
-  scheduled(): Scheduler | undefined {
-    return units.getStore()?.open ? undefined : this.scheduler;
+  /** Database, once it schedules this data source's plain calls. */
+  get scheduledBy(): Scheduler | undefined {
+    return this.scheduler;
   }
 }
 
@@ -76,7 +62,7 @@ class ScheduledEntityManager extends EntityManager {
   override transaction<T>(work: Work<T>): Promise<T>;
   override transaction<T>(isolation: IsolationLevel, work: Work<T>): Promise<T>;
   override transaction<T>(first: IsolationLevel | Work<T>, second?: Work<T>): Promise<T> {
-    const scheduler = (this.connection as ScheduledDataSource).scheduled();
+    const scheduler = (this.connection as ScheduledDataSource).scheduledBy;
     if (typeof first === 'function') {
       return scheduler ? scheduler.transaction(first) : super.transaction(first);
     }
@@ -127,16 +113,18 @@ function scheduledRunner(
         case 'startTransaction':
         case 'commitTransaction':
         case 'rollbackTransaction': {
-          const method = Reflect.get(target, property, receiver) as (
-            ...args: unknown[]
-          ) => Promise<unknown>;
-          return (...args: unknown[]) => within(() => method.apply(receiver, args));
+          const method = Reflect.get(target, property) as (...args: unknown[]) => Promise<unknown>;
+          // Once it is this call's turn the runner is its own: what the method calls runs on it
+          // directly, without this proxy's cost per property.
+          return (...args: unknown[]) => within(() => method.apply(target, args));
         }
         case 'release':
           return async () => {
             if (!lease) return target.release();
             release();
-            await lease.ended.catch(() => undefined);
+            // A lease never granted is still queued (behind the unit that made this call, maybe):
+            // the queue skips it when its turn comes.
+            if (granted) await lease.ended.catch(() => undefined);
           };
         case 'isTransactionActive':
           return granted && target.isTransactionActive;
