@@ -21,16 +21,18 @@ const PROBE_INTERVAL_MS = 1000;
 type CommitHooks = Array<() => void | Promise<void>>;
 
 /**
- * The unit of work every service runs its repositories in (`manager.withRepository(repo)`).
- * Embedded SQLite is one connection (TypeORM hands every caller the same query runner): two
- * interleaved requests would share (and roll back) each other's transactions. There, all work is
- * queued and runs one unit at a time, each statement taking microseconds; a background loop over
- * many rows is many short units with the event loop handed back between them (inPacedBatches),
- * so requests queue behind one batch at most. On MySQL work runs concurrently on the pool. A
- * lost connection becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors,
- * and so does a call (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A missed
- * deadline has the server probed at once; while `SELECT 1` does not answer promptly every call
- * answers 503 without waiting, so a request spends at most one deadline on a server that hangs
+ * The unit of work every database call runs in: a repository used directly (`users.findOneBy`,
+ * `dataSource.transaction`) through ScheduledDataSource, several statements that commit together
+ * and want the commit hooks through `transaction(manager => …)`. Inside a unit, work uses the
+ * manager it is given. Embedded SQLite is one connection (TypeORM hands every caller the same query
+ * runner): two interleaved requests would share (and roll back) each other's transactions. There,
+ * all work is queued and runs one unit at a time, each statement taking microseconds; a background
+ * loop over many rows is many short units with the event loop handed back between them
+ * (inPacedBatches), so requests queue behind one batch at most. On MySQL work runs concurrently on
+ * the pool. A lost connection becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver
+ * errors, and so does a call (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A
+ * missed deadline has the server probed at once; while `SELECT 1` does not answer promptly every
+ * call answers 503 without waiting, so a request spends at most one deadline on a server that hangs
  * or freezes, and the probe (once a second) lets work through again when it answers.
  */
 @Injectable()
