@@ -9,6 +9,7 @@
 const NEEDS_MARIADB = [
   '/test/multi-instance',
   '/test/database-outage',
+  '/test/repository-deadline',
   '/test/browser/sdk-database-outage',
   '/test/health-probes',
   '/test/revocation-race',

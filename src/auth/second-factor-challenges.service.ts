@@ -46,29 +46,25 @@ export class SecondFactorChallenges implements OnApplicationBootstrap, OnApplica
   async issue(user: User, firstAmr: readonly string[]): Promise<string> {
     const challenge = randomToken();
     const now = new Date();
-    await this.database.run((manager) =>
-      manager.withRepository(this.challenges).insert({
-        id: hashToken(challenge),
-        userId: user.id,
-        firstFactor: firstAmr.join(','),
-        tokenVersion: user.tokenVersion,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
-        usedAt: null,
-      }),
-    );
+    await this.challenges.insert({
+      id: hashToken(challenge),
+      userId: user.id,
+      firstFactor: firstAmr.join(','),
+      tokenVersion: user.tokenVersion,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
+      usedAt: null,
+    });
     return challenge;
   }
 
   /** The open challenge's user, or null for an unknown, used or expired one. Does not use it. */
   async peek(challenge: string): Promise<OpenedChallenge | null> {
-    const row = await this.database.run((manager) =>
-      manager.withRepository(this.challenges).findOneBy({
-        id: hashToken(challenge),
-        usedAt: IsNull(),
-        expiresAt: MoreThan(new Date()),
-      }),
-    );
+    const row = await this.challenges.findOneBy({
+      id: hashToken(challenge),
+      usedAt: IsNull(),
+      expiresAt: MoreThan(new Date()),
+    });
     return (
       row && {
         userId: row.userId,
@@ -81,13 +77,9 @@ export class SecondFactorChallenges implements OnApplicationBootstrap, OnApplica
   /** Uses the challenge up; false when it was used (or expired) meanwhile. */
   async use(challenge: string): Promise<boolean> {
     const now = new Date();
-    const claimed = await this.database.run((manager) =>
-      manager
-        .withRepository(this.challenges)
-        .update(
-          { id: hashToken(challenge), usedAt: IsNull(), expiresAt: MoreThan(now) },
-          { usedAt: now },
-        ),
+    const claimed = await this.challenges.update(
+      { id: hashToken(challenge), usedAt: IsNull(), expiresAt: MoreThan(now) },
+      { usedAt: now },
     );
     return claimed.affected === 1;
   }

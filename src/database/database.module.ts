@@ -6,6 +6,7 @@ import { buildDataSourceOptions } from './data-source.options';
 import { Database } from './database.service';
 import { InstanceLock } from './instance-lock';
 import { LongReads } from './long-reads.service';
+import { ScheduledDataSource } from './scheduled-data-source';
 
 @Module({
   imports: [
@@ -25,6 +26,8 @@ import { LongReads } from './long-reads.service';
           retryAttempts: 0,
         };
       },
+      // Repositories used directly get Database's deadline, queue and retries (see there).
+      dataSourceFactory: (options) => new ScheduledDataSource(options!).initialize(),
     }),
   ],
   providers: [Database, LongReads],

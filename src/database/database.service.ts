@@ -5,6 +5,7 @@ import { AppException } from '../common/errors/app.exception';
 import { DatabaseConfig } from '../config/config.sections';
 import { DeadlineExceeded, withinDeadline } from './connection-deadline';
 import { isConnectionFailure, isTransientConflict } from './database-errors';
+import { Lease, ScheduledDataSource, Scheduler } from './scheduled-data-source';
 import { ServerProbe } from './server-probe';
 
 export type Work<T> = (manager: EntityManager) => Promise<T>;
@@ -20,23 +21,27 @@ const PROBE_INTERVAL_MS = 1000;
 type CommitHooks = Array<() => void | Promise<void>>;
 
 /**
- * The unit of work every service runs its repositories in (`manager.withRepository(repo)`).
- * Embedded SQLite is one connection (TypeORM hands every caller the same query runner): two
- * interleaved requests would share (and roll back) each other's transactions. There, all work is
- * queued and runs one unit at a time, each statement taking microseconds; a background loop over
- * many rows is many short units with the event loop handed back between them (inPacedBatches),
- * so requests queue behind one batch at most. On MySQL work runs concurrently on the pool. A
- * lost connection becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver errors,
- * and so does a call (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A missed
- * deadline has the server probed at once; while `SELECT 1` does not answer promptly every call
- * answers 503 without waiting, so a request spends at most one deadline on a server that hangs
+ * The unit of work every database call runs in: a repository used directly (`users.findOneBy`,
+ * `dataSource.transaction`) through ScheduledDataSource, several statements that commit together
+ * and want the commit hooks through `transaction(manager => …)`. Inside a unit, work uses the
+ * manager it is given. Embedded SQLite is one connection (TypeORM hands every caller the same query
+ * runner): two interleaved requests would share (and roll back) each other's transactions. There,
+ * all work is queued and runs one unit at a time, each statement taking microseconds; a background
+ * loop over many rows is many short units with the event loop handed back between them
+ * (inPacedBatches), so requests queue behind one batch at most. On MySQL work runs concurrently on
+ * the pool. A lost connection becomes `503 SERVICE_UNAVAILABLE` here, so callers never see driver
+ * errors, and so does a call (pool wait, statements, commit) that outlives DATABASE_TIMEOUT_MS. A
+ * missed deadline has the server probed at once; while `SELECT 1` does not answer promptly every
+ * call answers 503 without waiting, so a request spends at most one deadline on a server that hangs
  * or freezes, and the probe (once a second) lets work through again when it answers.
  */
 @Injectable()
-export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
+export class Database implements Scheduler, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Database');
   private readonly serialized: boolean;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Units in the queue, the one running included (SQLite). */
+  private queued = 0;
   /** Callbacks to run once the transaction a manager belongs to has committed. */
   private readonly commitHooks = new WeakMap<EntityManager, CommitHooks>();
   private readonly timeoutMs: number;
@@ -65,6 +70,7 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
           ? this.logger.log('The database is reachable again')
           : this.logger.error(`The database is unreachable (${reason ?? 'no answer'})`),
     );
+    if (dataSource instanceof ScheduledDataSource) dataSource.scheduleWith(this);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -138,6 +144,46 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /**
+   * A plain repository call's hold (ScheduledDataSource): its statements run on `runner` as one
+   * unit of work, from when `granted` settles until `released` does, under one deadline.
+   */
+  lease(runner: QueryRunner, released: Promise<void>): Lease {
+    const deadline = Date.now() + this.timeoutMs;
+    let grant!: () => void;
+    const granted = new Promise<void>((resolve) => (grant = resolve));
+    const ended = this.schedule(deadline, () =>
+      this.onConnection(
+        deadline,
+        () => {
+          grant();
+          return released;
+        },
+        runner,
+      ),
+    );
+    // Alone in the queue (the usual case), it is this call's turn at once.
+    if (!this.serialized || this.queued <= 1) {
+      return { granted: Promise.race([granted, ended]), ended };
+    }
+    // A call that waits for its turn past the deadline is told then (the queue skips it when its
+    // turn comes): a plain call made inside a unit of work waits for that unit, which waits for it.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(tooLate()), Math.max(0, deadline - Date.now()));
+    });
+    late.catch(() => undefined);
+    return {
+      granted: Promise.race([granted, ended, late]).finally(() => clearTimeout(timer)),
+      ended,
+    };
+  }
+
+  /** A statement of a plain call that failed: a lost connection is a 503 as everywhere. */
+  failure(error: unknown): unknown {
+    return isConnectionFailure(error) ? unavailable() : error;
+  }
+
+  /**
    * Runs `hook` once the transaction `manager` belongs to has committed (caches are cleared
    * after the change is visible, not before). Outside a transaction this is a programming error.
    */
@@ -199,8 +245,9 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
 
   /** One unit at a time, in order (SQLite). */
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    this.queued += 1;
     const result = this.queue.then(task);
-    this.queue = result.catch(() => undefined);
+    this.queue = result.catch(() => undefined).then(() => (this.queued -= 1));
     return result;
   }
 
@@ -221,9 +268,7 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
     } catch (error) {
       if (error instanceof DeadlineExceeded) {
         this.probe.checkNow();
-        throw new AppException('SERVICE_UNAVAILABLE', {
-          message: 'The database did not answer in time, try again later',
-        });
+        throw tooLate();
       }
       if (isConnectionFailure(error)) throw unavailable();
       throw error;
@@ -237,8 +282,8 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
   private async onConnection<T>(
     deadline: number,
     task: (runner: QueryRunner) => Promise<T>,
+    runner: QueryRunner = this.unscheduledRunner(),
   ): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
     try {
       if (this.serialized) return await task(runner);
       return await withinDeadline(runner, runner.connect(), deadline, () => task(runner));
@@ -246,6 +291,12 @@ export class Database implements OnApplicationBootstrap, OnApplicationShutdown {
       // Harmless for a connection given up at its deadline: it has left the pool already.
       await runner.release();
     }
+  }
+
+  private unscheduledRunner(): QueryRunner {
+    return this.dataSource instanceof ScheduledDataSource
+      ? this.dataSource.createUnscheduledQueryRunner()
+      : this.dataSource.createQueryRunner();
   }
 
   private async inTransaction<T>(
@@ -283,6 +334,12 @@ function unconfirmed(): AppException {
   return new AppException('SERVICE_UNAVAILABLE', {
     message:
       'The database did not confirm the change: it may have been made, check before trying again',
+  });
+}
+
+function tooLate(): AppException {
+  return new AppException('SERVICE_UNAVAILABLE', {
+    message: 'The database did not answer in time, try again later',
   });
 }
 

@@ -59,18 +59,16 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
     const code = String(randomInt(1_000_000)).padStart(6, '0');
     const id = hashToken(token);
     const now = new Date();
-    await this.database.run((manager) =>
-      manager.withRepository(this.codes).insert({
-        id,
-        userId,
-        purpose,
-        codeHash: this.codeHash(id, code),
-        attempts: 0,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + this.config.ttl * 1000),
-        usedAt: null,
-      }),
-    );
+    await this.codes.insert({
+      id,
+      userId,
+      purpose,
+      codeHash: this.codeHash(id, code),
+      attempts: 0,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.config.ttl * 1000),
+      usedAt: null,
+    });
     return { token, code };
   }
 
@@ -99,9 +97,7 @@ export class EmailCodes implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** A code whose mail could not be sent must not stay usable. */
   async discard(token: string): Promise<void> {
-    await this.database.run((manager) =>
-      manager.withRepository(this.codes).delete({ id: hashToken(token) }),
-    );
+    await this.codes.delete({ id: hashToken(token) });
   }
 
   /**

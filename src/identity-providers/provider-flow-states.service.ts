@@ -144,11 +144,7 @@ export class ProviderFlowStates implements OnApplicationBootstrap, OnApplication
    */
   async finish(state: string, flow: Flow): Promise<boolean> {
     try {
-      await this.database.run((manager) =>
-        manager
-          .withRepository(this.finished)
-          .insert({ id: hashToken(state), expiresAt: flow.expiresAt }),
-      );
+      await this.finished.insert({ id: hashToken(state), expiresAt: flow.expiresAt });
       return true;
     } catch (error) {
       if (isUniqueViolation(error)) return false;
@@ -171,9 +167,7 @@ export class ProviderFlowStates implements OnApplicationBootstrap, OnApplication
   }
 
   private isFinished(state: string): Promise<boolean> {
-    return this.database.run((manager) =>
-      manager.withRepository(this.finished).existsBy({ id: hashToken(state) }),
-    );
+    return this.finished.existsBy({ id: hashToken(state) });
   }
 
   private seal(flow: Sealed): string {

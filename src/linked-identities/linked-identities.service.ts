@@ -33,17 +33,11 @@ export class LinkedIdentitiesService {
 
   /** Oldest first. */
   list(userId: string): Promise<UserIdentity[]> {
-    return this.database.run((manager) =>
-      manager
-        .withRepository(this.identities)
-        .find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } }),
-    );
+    return this.identities.find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   findBySubject(provider: string, subject: string): Promise<UserIdentity | null> {
-    return this.database.run((manager) =>
-      manager.withRepository(this.identities).findOneBy({ provider, subject }),
-    );
+    return this.identities.findOneBy({ provider, subject });
   }
 
   /** The user's identities, locked for the rest of the caller's transaction. */

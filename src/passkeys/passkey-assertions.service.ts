@@ -70,9 +70,7 @@ export class PasskeyAssertions {
     userId: string,
   ): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const challenge = this.challenges.issue(ceremony, userId);
-    const owned = await this.database.run((manager) =>
-      manager.withRepository(this.passkeys).findBy({ userId }),
-    );
+    const owned = await this.passkeys.findBy({ userId });
     return this.relyingParty.authenticationOptions(
       challenge,
       owned.map((passkey) => ({ id: passkey.credentialId, transports: transportsOf(passkey) })),
@@ -93,9 +91,7 @@ export class PasskeyAssertions {
       if (challenge === null || !(await this.challenges.claim(challenge, ceremony, userId))) {
         throw new CeremonyRefused('invalid', 'unknown, used or expired challenge');
       }
-      passkey = await this.database.run((manager) =>
-        manager.withRepository(this.passkeys).findOneBy({ credentialHash: hashToken(response.id) }),
-      );
+      passkey = await this.passkeys.findOneBy({ credentialHash: hashToken(response.id) });
       if (!passkey || (userId !== null && passkey.userId !== userId)) {
         throw new CeremonyRefused('invalid', 'no such passkey of the account');
       }

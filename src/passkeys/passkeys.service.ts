@@ -48,17 +48,11 @@ export class PasskeysService {
 
   /** Oldest first. */
   list(userId: string): Promise<Passkey[]> {
-    return this.database.run((manager) =>
-      manager
-        .withRepository(this.passkeys)
-        .find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } }),
-    );
+    return this.passkeys.find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   async hasAny(userId: string): Promise<boolean> {
-    return this.database.run((manager) =>
-      manager.withRepository(this.passkeys).existsBy({ userId }),
-    );
+    return this.passkeys.existsBy({ userId });
   }
 
   /**

@@ -71,16 +71,14 @@ export class WebAuthnChallenges implements OnApplicationBootstrap, OnApplication
     const now = new Date();
     if (expiresAt === null || expiresAt <= now) return false;
     try {
-      await this.database.run((manager) =>
-        manager.withRepository(this.challenges).insert({
-          id: hashToken(challenge),
-          purpose,
-          userId,
-          createdAt: now,
-          expiresAt,
-          usedAt: now,
-        }),
-      );
+      await this.challenges.insert({
+        id: hashToken(challenge),
+        purpose,
+        userId,
+        createdAt: now,
+        expiresAt,
+        usedAt: now,
+      });
       return true;
     } catch (error) {
       // Used already; or its account was deleted since it was handed out.

@@ -94,9 +94,7 @@ export class SessionsService {
 
   /** The session behind these claims is live: not revoked, not expired, not retired long ago. */
   async isLive(claims: RefreshClaims): Promise<boolean> {
-    const row = await this.database.run((manager) =>
-      manager.withRepository(this.sessions).findOneBy({ id: hashToken(claims.jti) }),
-    );
+    const row = await this.sessions.findOneBy({ id: hashToken(claims.jti) });
     const now = new Date();
     return (
       row !== null &&
@@ -128,12 +126,10 @@ export class SessionsService {
    */
   async list(userId: string): Promise<RefreshSession[]> {
     const now = new Date();
-    const rows = await this.database.run((manager) =>
-      manager.withRepository(this.sessions).find({
-        where: { userId, revokedAt: IsNull(), rotatedAt: IsNull(), expiresAt: MoreThan(now) },
-        order: { createdAt: 'DESC', familyId: 'ASC' },
-      }),
-    );
+    const rows = await this.sessions.find({
+      where: { userId, revokedAt: IsNull(), rotatedAt: IsNull(), expiresAt: MoreThan(now) },
+      order: { createdAt: 'DESC', familyId: 'ASC' },
+    });
     // One entry per session even if a family ever held two current rows (it cannot today).
     const byFamily = new Map<string, RefreshSession>();
     for (const row of rows) if (!byFamily.has(row.familyId)) byFamily.set(row.familyId, row);

@@ -97,9 +97,7 @@ export class VerificationTokensService {
 
   /** A token whose email could not be sent must not stay usable. */
   async discard(token: string): Promise<void> {
-    await this.database.run((manager) =>
-      manager.withRepository(this.tokens).delete({ id: hashToken(token) }),
-    );
+    await this.tokens.delete({ id: hashToken(token) });
   }
 
   /**

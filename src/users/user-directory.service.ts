@@ -141,9 +141,7 @@ export class UserDirectory {
   /** In the order of `ids`; one deleted since its id was read is left out. */
   private async usersById(ids: string[]): Promise<User[]> {
     if (ids.length === 0) return [];
-    const users = await this.database.run((manager) =>
-      manager.withRepository(this.repository).findBy({ id: In(ids) }),
-    );
+    const users = await this.repository.findBy({ id: In(ids) });
     const byId = new Map(users.map((user) => [user.id, user]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }

@@ -72,7 +72,7 @@ export class UsersService {
   }
 
   findById(id: string): Promise<User | null> {
-    return this.database.run((manager) => this.findIn(manager, id));
+    return this.users.findOneBy({ id });
   }
 
   findIn(manager: EntityManager, id: string): Promise<User | null> {
@@ -161,9 +161,7 @@ export class UsersService {
 
   findByEmail(email: string): Promise<User | null> {
     const emailNormalized = normalizeEmail(email);
-    return this.database.run((manager) =>
-      manager.withRepository(this.users).findOneBy({ emailNormalized }),
-    );
+    return this.users.findOneBy({ emailNormalized });
   }
 
   /**
