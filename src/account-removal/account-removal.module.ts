@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
 import { IdentitiesModule } from '../identities/identities.module';
@@ -19,7 +19,7 @@ import { OwnAccountController } from './own-account.controller';
 @Module({
   imports: [
     AuthModule,
-    AuditModule,
+    EventsModule,
     DatabaseModule,
     IdentitiesModule,
     MfaModule,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { IdentitiesService } from '../identities/identities.service';
@@ -27,7 +27,7 @@ export class AccountRemoval {
     private readonly passkeys: PasskeysService,
     private readonly identities: IdentitiesService,
     private readonly verificationTokens: VerificationTokensService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
   ) {}
 
   /** False when no account has this id (nothing changed). `actorId`: the administrator, if any. */
@@ -35,14 +35,24 @@ export class AccountRemoval {
     return this.database.transaction(async (manager) => {
       // Sessions before the user row, as every revocation does, so the two never deadlock; a
       // login that commits a session meanwhile waits on the row and goes with it (cascade).
-      await this.sessions.deleteAllOf(manager, userId);
+      const user = await this.users.findIn(manager, userId);
+      if (!user) return false;
+      const ended = await this.sessions.deleteAllOf(manager, userId);
       await this.mfa.removeAll(manager, userId);
       await this.passkeys.removeAll(manager, userId);
       // Its sign-ins in progress at providers go with the row (ON DELETE CASCADE): minutes-lived.
       await this.identities.removeAll(manager, userId);
       await this.verificationTokens.deleteAllOf(manager, userId);
       if (!(await this.users.delete(manager, userId))) return false;
-      await this.audit.record(manager, 'account_deleted', userId, client, { actorId });
+      const origin = { client, actorId };
+      if (ended.length > 0) {
+        await this.events.publish(manager, {
+          type: 'session.revoked',
+          data: { userId, sessions: ended.map((id) => ({ id })), reason: 'account_deleted' },
+          origin,
+        });
+      }
+      await this.events.publish(manager, { type: 'user.deleted', data: { user }, origin });
       return true;
     });
   }

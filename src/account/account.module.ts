@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -25,7 +25,7 @@ import { SessionsController } from './sessions.controller';
 @Module({
   imports: [
     AuthModule,
-    AuditModule,
+    EventsModule,
     ConfigSectionsModule,
     DatabaseModule,
     IdentitiesModule,

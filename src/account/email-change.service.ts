@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
@@ -37,7 +37,7 @@ export class EmailChangeService {
     private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly sso: SsoRequirement,
   ) {}
 
@@ -79,7 +79,11 @@ export class EmailChangeService {
     // leaves no live link that was never recorded.
     const token = await this.database.transaction(async (manager) => {
       const issued = await this.tokens.issue(manager, user.id, 'email_change', ttl, address);
-      await this.audit.record(manager, 'email_change_requested', user.id, client);
+      await this.events.signal(manager, {
+        type: 'email_change.requested',
+        userId: user.id,
+        origin: { client },
+      });
       return issued;
     });
     try {
@@ -137,7 +141,6 @@ export class EmailChangeService {
         await this.tokens.retireOlder(manager, row.userId, 'email_change');
         await this.tokens.retireOlder(manager, row.userId, 'password_reset');
         await this.tokens.retireOlder(manager, row.userId, 'email_verification');
-        await this.audit.record(manager, 'email_changed', row.userId, client);
         // Not retired by a later password change or reset: whoever made the change can do those.
         const undo = await this.tokens.issue(
           manager,
@@ -147,6 +150,11 @@ export class EmailChangeService {
           before.email,
         );
         const after = await this.users.requireIn(manager, row.userId);
+        await this.events.publish(manager, {
+          type: 'user.email_changed',
+          data: { user: after, previousEmail: before.email },
+          origin: { client },
+        });
         return { user: after, oldEmail: before.email, undo };
       })
       .catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -21,7 +21,7 @@ import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
  */
 @Module({
   imports: [
-    AuditModule,
+    EventsModule,
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -28,7 +28,7 @@ import { ProviderStepUp } from './provider-step-up.service';
  */
 @Module({
   imports: [
-    AuditModule,
+    EventsModule,
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AfterAnswer } from '../mail/after-answer.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
@@ -26,7 +26,7 @@ export class IdentityAccounts {
     private readonly identities: IdentitiesService,
     private readonly users: UsersService,
     private readonly database: Database,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly mail: MailService,
     private readonly afterAnswer: AfterAnswer,
     private readonly providers: ProviderClients,
@@ -46,13 +46,17 @@ export class IdentityAccounts {
       // that asked for it may be a thief's, cut off by the owner, who must not find its
       // identity linked.
       if (user.tokenVersion !== flow.tokenVersion) throw new AppException('INVALID_TOKEN');
-      await this.identities.link(manager, {
+      const identity = await this.identities.link(manager, {
         userId,
         provider: flow.provider,
         subject: profile.subject,
         email: profile.email,
       });
-      await this.audit.record(manager, 'identity_linked', userId, client);
+      await this.events.publish(manager, {
+        type: 'identity.linked',
+        data: { user, identity: { id: identity.id, provider: identity.provider } },
+        origin: { client },
+      });
       return user;
     });
     this.linkedNotice(linked, flow.provider, client);
@@ -96,14 +100,22 @@ export class IdentityAccounts {
           const user = profile.emailVerified
             ? await this.users.markEmailVerified(manager, created.id)
             : created;
-          await this.identities.link(manager, {
+          const identity = await this.identities.link(manager, {
             userId: user.id,
             provider,
             subject: profile.subject,
             email,
           });
-          await this.audit.record(manager, 'registered', user.id, client);
-          await this.audit.record(manager, 'identity_linked', user.id, client);
+          await this.events.publish(manager, {
+            type: 'user.created',
+            data: { user, method: provider },
+            origin: { client },
+          });
+          await this.events.publish(manager, {
+            type: 'identity.linked',
+            data: { user, identity: { id: identity.id, provider } },
+            origin: { client },
+          });
           return user;
         });
       } catch (error) {

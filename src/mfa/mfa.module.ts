@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
@@ -23,7 +23,7 @@ import { UserMfa } from './user-mfa.entity';
  */
 @Module({
   imports: [
-    AuditModule,
+    EventsModule,
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,

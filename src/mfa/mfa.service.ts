@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { toString as qrSvg } from 'qrcode';
 import { EntityManager, IsNull, Repository } from 'typeorm';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { AppConfig } from '../config/config.sections';
@@ -49,7 +49,7 @@ export class MfaService {
     private readonly box: SecretBox,
     private readonly app: AppConfig,
     private readonly mail: MailService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
   ) {}
 
   async status(userId: string): Promise<MfaStatus> {
@@ -138,10 +138,9 @@ export class MfaService {
         },
       );
       const codes = await this.replaceRecoveryCodes(manager, user.id);
-      await this.audit.record(manager, 'mfa_enabled', user.id, client);
+      await this.events.publish(manager, { type: 'mfa.enabled', data: { user }, origin: { client } });
       return codes;
     });
-    await this.notify('mfa-enabled', user, client);
     return recovery;
   }
 
@@ -150,7 +149,11 @@ export class MfaService {
     return this.database.transaction(async (manager) => {
       if (!(await this.enabledFactor(manager, user.id))) throw notEnabled();
       const codes = await this.replaceRecoveryCodes(manager, user.id);
-      await this.audit.record(manager, 'mfa_recovery_codes_generated', user.id, client);
+      await this.events.signal(manager, {
+        type: 'mfa.recovery_codes_generated',
+        userId: user.id,
+        origin: { client },
+      });
       return codes;
     });
   }
@@ -163,9 +166,12 @@ export class MfaService {
     await this.database.transaction(async (manager) => {
       if (!(await this.enabledFactor(manager, user.id))) throw notEnabled();
       await this.removeAll(manager, user.id);
-      await this.audit.record(manager, 'mfa_disabled', user.id, client, { actorId });
+      await this.events.publish(manager, {
+        type: 'mfa.disabled',
+        data: { user },
+        origin: { client, actorId },
+      });
     });
-    await this.notify('mfa-disabled', user, client);
   }
 
   /**
@@ -209,7 +215,11 @@ export class MfaService {
           { usedAt: new Date() },
         );
       if (claimed.affected !== 1) return false;
-      await this.audit.record(manager, 'mfa_recovery_code_used', user.id, client);
+      await this.events.signal(manager, {
+        type: 'mfa.recovery_code_used',
+        userId: user.id,
+        origin: { client },
+      });
       return true;
     });
     if (used) await this.notify('recovery-code-used', user, client);
@@ -259,7 +269,7 @@ export class MfaService {
     return codes;
   }
 
-  /** After the change: a mail that cannot be sent is logged, and the change stands. */
+  /** After the use: a mail that cannot be sent is logged, and the use stands. */
   private async notify(kind: MfaNotice, user: User, client: ClientInfo): Promise<void> {
     try {
       await this.mail.sendMfaNotice(kind, {
