@@ -59,7 +59,11 @@ export class EmailChangeUndoService {
         if (ended.length > 0) {
           await this.events.publish(manager, {
             type: 'session.revoked',
-            data: { userId: row.userId, sessions: ended.map((id) => ({ id })), reason: 'email_changed' },
+            data: {
+              userId: row.userId,
+              sessions: ended.map((id) => ({ id })),
+              reason: 'email_changed',
+            },
             origin,
           });
         }

@@ -1,8 +1,4 @@
-import {
-  DomainEvent,
-  SecuritySignal,
-  SecuritySignalType,
-} from '../events/domain-event.catalogue';
+import { DomainEvent, SecuritySignal, SecuritySignalType } from '../events/domain-event.catalogue';
 import { AuditEventType } from './audit-event.entity';
 
 /** One row the audit trail writes for an event: its type, account and session. */
@@ -47,7 +43,9 @@ export function auditRowsOf(event: DomainEvent): AuditRow[] {
       const { user, changes } = event.data;
       if (changes.includes('role')) return [{ type: 'role_changed', userId: user.id }];
       if (changes.includes('disabled')) {
-        return [{ type: user.disabledAt ? 'account_disabled' : 'account_enabled', userId: user.id }];
+        return [
+          { type: user.disabledAt ? 'account_disabled' : 'account_enabled', userId: user.id },
+        ];
       }
       return [{ type: 'profile_updated', userId: user.id }];
     }

@@ -18,7 +18,14 @@ const REDIS_WAIT_MS = 3000;
 
 /** Only what promoting needs: the validated configuration, the database, users, the audit trail. */
 @Module({
-  imports: [ConfigSectionsModule, DatabaseModule, RedisModule, UsersModule, EventsModule, AuditModule],
+  imports: [
+    ConfigSectionsModule,
+    DatabaseModule,
+    RedisModule,
+    UsersModule,
+    EventsModule,
+    AuditModule,
+  ],
 })
 class PromoteUserModule {}
 
@@ -51,7 +58,10 @@ async function main(args: string[]): Promise<string> {
     await app.get(Database).transaction(async (manager) => {
       const promoted = (await directory.setRoleIn(manager, user.id, 'admin')) ?? user;
       // No actor: the operator acted, outside the API.
-      await events.publish(manager, { type: 'user.updated', data: { user: promoted, changes: ['role'] } });
+      await events.publish(manager, {
+        type: 'user.updated',
+        data: { user: promoted, changes: ['role'] },
+      });
     });
     // Promoting does not enable: that stays an administrator's decision, and is on record.
     const disabled = user.disabledAt ? ' (the account is disabled: enable it to log in)' : '';

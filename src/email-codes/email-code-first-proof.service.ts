@@ -48,7 +48,11 @@ export class EmailCodeFirstProof {
       if (ended.length > 0) {
         await this.events.publish(manager, {
           type: 'session.revoked',
-          data: { userId: user.id, sessions: ended.map((id) => ({ id })), reason: 'password_changed' },
+          data: {
+            userId: user.id,
+            sessions: ended.map((id) => ({ id })),
+            reason: 'password_changed',
+          },
           origin,
         });
       }

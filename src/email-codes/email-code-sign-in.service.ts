@@ -53,7 +53,11 @@ export class EmailCodeSignIn {
     if (!user) {
       this.metrics.emailCode(kind, 'failed');
       if ('token' in proof) {
-        await this.events.signalAlone({ type: 'email_code.failed', userId: null, origin: { client } });
+        await this.events.signalAlone({
+          type: 'email_code.failed',
+          userId: null,
+          origin: { client },
+        });
       }
       throw new AppException('LOGIN_FAILED', {
         message: 'The code is wrong, expired or already used',

@@ -96,7 +96,11 @@ export class ReauthenticationCodes {
     }
     if ((await this.codes.useCode(user.id, code, 'reauthentication')) === 'used') return;
     await this.backoff.failed(user.email);
-    await this.events.signalAlone({ type: 'email_code.failed', userId: user.id, origin: { client } });
+    await this.events.signalAlone({
+      type: 'email_code.failed',
+      userId: user.id,
+      origin: { client },
+    });
     // Answered as a wrong code of the authenticator app is.
     throw new AppException('INVALID_MFA_CODE');
   }

@@ -41,7 +41,10 @@ export class IdentityLinks {
       await this.identities.unlink(manager, userId, provider);
       await this.events.publish(manager, {
         type: 'identity.unlinked',
-        data: { user: await this.users.requireIn(manager, userId), identity: { id: identity.id, provider } },
+        data: {
+          user: await this.users.requireIn(manager, userId),
+          identity: { id: identity.id, provider },
+        },
         origin: { client },
       });
     });

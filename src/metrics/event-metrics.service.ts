@@ -46,8 +46,7 @@ export class EventMetrics implements OnModuleInit {
         return this.metrics.revoked('logout');
       // One per session, as each was its own ending.
       case 'ended_elsewhere':
-        for (const _ of data.sessions) this.metrics.revoked('session_ended');
-        return;
+        return data.sessions.forEach(() => this.metrics.revoked('session_ended'));
       case 'reuse_detected':
         this.metrics.refreshed('reuse_detected');
         return this.metrics.revoked('refresh_reuse');

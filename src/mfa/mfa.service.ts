@@ -138,7 +138,11 @@ export class MfaService {
         },
       );
       const codes = await this.replaceRecoveryCodes(manager, user.id);
-      await this.events.publish(manager, { type: 'mfa.enabled', data: { user }, origin: { client } });
+      await this.events.publish(manager, {
+        type: 'mfa.enabled',
+        data: { user },
+        origin: { client },
+      });
       return codes;
     });
     return recovery;
