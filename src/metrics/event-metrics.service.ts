@@ -35,6 +35,8 @@ export class EventMetrics implements OnModuleInit {
         return;
       case 'user.deleted':
         return this.metrics.revoked('account_deleted');
+      case 'passkey.added':
+        return this.metrics.passkey('registration', 'ok');
       case 'session.revoked':
         return this.countRevoked(event.data);
     }

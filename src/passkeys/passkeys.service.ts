@@ -131,7 +131,6 @@ export class PasskeysService {
       if (!(error instanceof CeremonyRefused)) throw error;
       return this.refused(error, user.id, client);
     }
-    this.metrics.passkey('registration', 'ok');
     return passkey;
   }
 
