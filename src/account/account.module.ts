@@ -9,6 +9,7 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { EmailChangeController } from './email-change.controller';
+import { EmailChangedNotice } from './email-changed-notice.service';
 import { EmailChangeService } from './email-change.service';
 import { EmailChangeUndoService } from './email-change-undo.service';
 import { ProfileController } from './profile.controller';
@@ -35,6 +36,12 @@ import { SessionsController } from './sessions.controller';
     UsersModule,
   ],
   controllers: [ProfileController, EmailChangeController, SessionsController],
-  providers: [ProfileService, EmailChangeService, EmailChangeUndoService, OwnSessionsService],
+  providers: [
+    ProfileService,
+    EmailChangeService,
+    EmailChangedNotice,
+    EmailChangeUndoService,
+    OwnSessionsService,
+  ],
 })
 export class AccountModule {}

@@ -96,7 +96,12 @@ export interface DomainEventData {
   'mfa.disabled': { user: User };
   'passkey.added': { user: User; passkey: { id: string; name: string } };
   'passkey.removed': { user: User; passkey: { id: string; name: string } };
-  'identity.linked': { user: User; identity: { id: string; provider: string } };
+  /** `accountCreated`: the identity's first sign-in made the account (with `user.created`). */
+  'identity.linked': {
+    user: User;
+    identity: { id: string; provider: string };
+    accountCreated?: boolean;
+  };
   'identity.unlinked': { user: User; identity: { id: string; provider: string } };
   'organization.created': { organization: OrganizationRef; userId: string };
   'organization.updated': { organization: OrganizationRef; changes: string[] };

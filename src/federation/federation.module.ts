@@ -16,6 +16,7 @@ import { FederationController } from './federation.controller';
 import { FlowCookie } from './flow-cookie';
 import { IdentitiesController } from './identities.controller';
 import { IdentityAccounts } from './identity-accounts.service';
+import { IdentityLinkedNotice } from './identity-linked-notice.service';
 import { IdentityLinks } from './identity-links.service';
 import { ProviderClients } from './provider-clients.service';
 import { ProviderStepUpController } from './provider-step-up.controller';
@@ -45,6 +46,7 @@ import { ProviderStepUp } from './provider-step-up.service';
     FederationStates,
     FlowCookie,
     IdentityAccounts,
+    IdentityLinkedNotice,
     IdentityLinks,
     ProviderClients,
     ProviderStepUp,

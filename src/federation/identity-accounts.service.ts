@@ -1,17 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { DomainEvents } from '../events/domain-events.service';
-import { AfterAnswer } from '../mail/after-answer.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { IdentitiesService, IdentityTaken } from '../identities/identities.service';
-import { MailService } from '../mail/mail.service';
 import { USERNAME_PATTERN, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, UsersService } from '../users/users.service';
 import { Flow } from './federation-states.service';
-import { ProviderClients } from './provider-clients.service';
 import { ProviderProfile } from './provider-profile';
 
 const USERNAME_TRIES = 5;
@@ -27,9 +24,6 @@ export class IdentityAccounts {
     private readonly users: UsersService,
     private readonly database: Database,
     private readonly events: DomainEvents,
-    private readonly mail: MailService,
-    private readonly afterAnswer: AfterAnswer,
-    private readonly providers: ProviderClients,
   ) {}
 
   /**
@@ -38,7 +32,7 @@ export class IdentityAccounts {
    */
   async link(flow: Flow, profile: ProviderProfile, client: ClientInfo): Promise<void> {
     const userId = flow.userId!;
-    const linked = await this.database.transaction(async (manager) => {
+    await this.database.transaction(async (manager) => {
       // Held to the commit: a reset's ending of the sessions comes before or after, not amid.
       const user = await this.users.findForUpdate(manager, userId);
       if (!user || user.disabledAt) throw new AppException('INVALID_TOKEN');
@@ -57,26 +51,7 @@ export class IdentityAccounts {
         data: { user, identity: { id: identity.id, provider: identity.provider } },
         origin: { client },
       });
-      return user;
     });
-    this.linkedNotice(linked, flow.provider, client);
-  }
-
-  /**
-   * Tells the owner, at the account's address, after the answer: a new way into the account
-   * they did not add is how a stolen session shows. A mail that fails is logged, the link stands.
-   */
-  private linkedNotice(user: User, providerId: string, client: ClientInfo): void {
-    const { provider } = this.providers.get(providerId);
-    this.afterAnswer.run('An identity-linked notice', client, () =>
-      this.mail.sendIdentityLinkedNotice({
-        to: user.email,
-        username: user.username,
-        at: new Date(),
-        ip: client.ip,
-        providerName: provider.name,
-      }),
-    );
   }
 
   /**
@@ -113,7 +88,7 @@ export class IdentityAccounts {
           });
           await this.events.publish(manager, {
             type: 'identity.linked',
-            data: { user, identity: { id: identity.id, provider } },
+            data: { user, identity: { id: identity.id, provider }, accountCreated: true },
             origin: { client },
           });
           return user;
