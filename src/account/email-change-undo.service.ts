@@ -35,9 +35,9 @@ export class EmailChangeUndoService {
         const { row, refusal } = await this.tokens.consume(manager, token, 'email_change_undo');
         if (!row?.newEmail) throw invalidLink('undo', refusal?.reason);
         const user = await this.users.findIn(manager, row.userId);
-        const previousEmail = user?.email;
         // A disabled account stays as its administrator left it.
         if (!user || user.disabledAt) throw new AppException('INVALID_TOKEN');
+        const previousEmail = user.email;
         await this.users.update(manager, row.userId, {
           email: cleanEmail(row.newEmail),
           emailNormalized: normalizeEmail(row.newEmail),
@@ -69,7 +69,7 @@ export class EmailChangeUndoService {
         }
         await this.events.publish(manager, {
           type: 'user.email_changed',
-          data: { user: after, previousEmail: previousEmail!, undone: true },
+          data: { user: after, previousEmail, undone: true },
           origin,
         });
         return after;
