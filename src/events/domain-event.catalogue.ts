@@ -166,11 +166,13 @@ export type SecuritySignalType = (typeof SECURITY_SIGNAL_TYPES)[number];
 
 /**
  * `userId`: the account concerned, null when none is known (a failed login with an unknown
- * address); `sessionId`: the session it concerns, if one (a step-up).
+ * address); `user`, when the publisher holds it (a notice needs the address); `sessionId`: the
+ * session it concerns, if one (a step-up).
  */
 export interface SecuritySignal {
   type: SecuritySignalType;
   userId: string | null;
+  user?: User;
   sessionId?: string;
   origin?: EventOrigin;
 }

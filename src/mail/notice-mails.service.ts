@@ -23,6 +23,12 @@ export class NoticeMails implements OnModuleInit {
 
   onModuleInit(): void {
     this.bus.onCommitted((event) => this.send(event));
+    // A recovery code is a way in spent: the owner hears of each, as of a change.
+    this.bus.onSignalCommitted(async (signal) => {
+      if (signal.type === 'mfa.recovery_code_used' && signal.user) {
+        await this.mfa('recovery-code-used', signal.user, signal.origin?.client);
+      }
+    });
   }
 
   private async send(event: DomainEvent): Promise<void> {

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { toString as qrSvg } from 'qrcode';
 import { EntityManager, IsNull, Repository } from 'typeorm';
@@ -7,7 +7,6 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { AppConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
-import { MailDeliveryError, MailService, MfaNotice } from '../mail/mail.service';
 import { User } from '../users/user.entity';
 import { RECOVERY_CODES, newRecoveryCode, recoveryCodeHash } from './recovery-codes';
 import { RecoveryCode } from './recovery-code.entity';
@@ -40,15 +39,12 @@ export type SecondFactorMethod = 'totp' | 'recovery_code';
  */
 @Injectable()
 export class MfaService {
-  private readonly logger = new Logger(MfaService.name);
-
   constructor(
     @InjectRepository(UserMfa) private readonly factors: Repository<UserMfa>,
     @InjectRepository(RecoveryCode) private readonly codes: Repository<RecoveryCode>,
     private readonly database: Database,
     private readonly box: SecretBox,
     private readonly app: AppConfig,
-    private readonly mail: MailService,
     private readonly events: DomainEvents,
   ) {}
 
@@ -211,7 +207,7 @@ export class MfaService {
 
   /** Whether `typed` is one of the user's unused recovery codes, used up now (and mailed). */
   async useRecoveryCode(user: User, typed: string, client: ClientInfo): Promise<boolean> {
-    const used = await this.database.transaction(async (manager) => {
+    return this.database.transaction(async (manager) => {
       const claimed = await manager
         .withRepository(this.codes)
         .update(
@@ -222,12 +218,11 @@ export class MfaService {
       await this.events.signal(manager, {
         type: 'mfa.recovery_code_used',
         userId: user.id,
+        user,
         origin: { client },
       });
       return true;
     });
-    if (used) await this.notify('recovery-code-used', user, client);
-    return used;
   }
 
   /** An account's removal: its second factor and codes go with it. */
@@ -271,25 +266,6 @@ export class MfaService {
         codes.map((code) => ({ id: recoveryCodeHash(code), userId, createdAt: now, usedAt: null })),
       );
     return codes;
-  }
-
-  /** After the use: a mail that cannot be sent is logged, and the use stands. */
-  private async notify(kind: MfaNotice, user: User, client: ClientInfo): Promise<void> {
-    try {
-      await this.mail.sendMfaNotice(kind, {
-        to: user.email,
-        username: user.username,
-        at: new Date(),
-        ip: client.ip,
-      });
-    } catch (error) {
-      this.logger.warn({
-        requestId: client.requestId,
-        msg: `The ${kind} notice to ${user.id} was not sent (${
-          error instanceof MailDeliveryError ? error.reason : 'unknown error'
-        })`,
-      });
-    }
   }
 }
 
