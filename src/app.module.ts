@@ -12,14 +12,14 @@ import { SecurityConfig } from './config/config.sections';
 import { DatabaseModule } from './database/database.module';
 import { EmailCodesModule } from './email-codes/email-codes.module';
 import { EmailLinksModule } from './email-links/email-links.module';
-import { FederationModule } from './federation/federation.module';
+import { IdentityProvidersModule } from './identity-providers/identity-providers.module';
 import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
 import { EventMetricsModule } from './metrics/event-metrics.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { NoticesModule } from './mail/notices.module';
-import { MfaModule } from './mfa/mfa.module';
+import { SecondFactorModule } from './second-factor/second-factor.module';
 import { PasskeysModule } from './passkeys/passkeys.module';
 import { PasswordModule } from './password/password.module';
 import { PlatformCheck } from './platform/platform-check';
@@ -43,8 +43,8 @@ import { AccountModule } from './account/account.module';
     EmailLinksModule,
     PasskeysModule,
     EmailCodesModule,
-    MfaModule,
-    FederationModule,
+    SecondFactorModule,
+    IdentityProvidersModule,
     AccountRemovalModule,
     AdminModule,
     HealthModule,

@@ -13,8 +13,8 @@ const METHODS: Record<string, string[]> = {
   password: ['src/password'],
   passkey: ['src/passkeys'],
   email_code: ['src/email-codes'],
-  second_factor: ['src/mfa'],
-  identity_provider: ['src/federation', 'src/identities'],
+  second_factor: ['src/second-factor'],
+  identity_provider: ['src/identity-providers', 'src/linked-identities'],
   // Not a way in, but kept apart as one: the core names it nowhere.
   email_links: ['src/email-links'],
 };
@@ -27,12 +27,12 @@ const KNOWN_REMAINDER = [
   // The bodies of `POST /auth/mfa/verify` and `POST /auth/reauthenticate`: one class each, for
   // the OpenAPI document, with every way in's field (the passkey's answer, the app's code).
   'src/auth/dto/reauthenticate.dto.ts -> src/passkeys/dto/authentication-response.dto.ts',
-  'src/auth/dto/reauthenticate.dto.ts -> src/mfa/dto/identity-proof.dto.ts',
-  'src/auth/second-factor.controller.ts -> src/mfa/dto/mfa-verify.dto.ts',
-  'src/mfa/dto/mfa-verify.dto.ts -> src/passkeys/dto/authentication-response.dto.ts',
+  'src/auth/dto/reauthenticate.dto.ts -> src/second-factor/dto/identity-proof.dto.ts',
+  'src/auth/second-factor.controller.ts -> src/second-factor/dto/second-factor-verify.dto.ts',
+  'src/second-factor/dto/second-factor-verify.dto.ts -> src/passkeys/dto/authentication-response.dto.ts',
   // A mailbox's first proof (an email link, a mailed code) unlinks the identities that address took over.
-  'src/auth/mailbox-proof.service.ts -> src/identities/identities.service.ts',
-  'src/auth/auth.module.ts -> src/identities/identities.module.ts',
+  'src/auth/mailbox-proof.service.ts -> src/linked-identities/linked-identities.service.ts',
+  'src/auth/auth.module.ts -> src/linked-identities/linked-identities.module.ts',
 ];
 
 function sources(dir: string): string[] {

@@ -199,7 +199,7 @@ describe('logs', () => {
     expect(linesOf(refusedReset)).toEqual([
       expect.objectContaining({
         level: 40,
-        context: 'EmailFlowsService',
+        context: 'EmailLinksService',
         msg: expect.stringMatching(
           /^The password_reset email to \S+ was not sent \(EMESSAGE 550\)$/,
         ),

@@ -13,7 +13,7 @@ import {
   registerUser,
   uniqueUser,
 } from './support/auth-helpers';
-import { IdentitiesService } from '../src/identities/identities.service';
+import { LinkedIdentitiesService } from '../src/linked-identities/linked-identities.service';
 import { UserDirectory } from '../src/users/user-directory.service';
 import { APP_ORIGIN, TestApp, startTestApp } from './support/test-app';
 import { Authenticator } from './support/authenticator';
@@ -1253,7 +1253,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
         `/api/v1/auth/reauthenticate/providers/gh/start${query}`;
       const linked = async () => {
         const owner = await fresh();
-        await t.app.get(IdentitiesService).link(t.dataSource.manager, {
+        await t.app.get(LinkedIdentitiesService).link(t.dataSource.manager, {
           userId: owner.user.id,
           provider: 'gh',
           subject: `step-up-${owner.user.id}`,
@@ -1280,7 +1280,7 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       const path = '/api/v1/users/me/identities/gh';
       const linked = async (passwordless: boolean) => {
         const owner = await fresh();
-        await t.app.get(IdentitiesService).link(t.dataSource.manager, {
+        await t.app.get(LinkedIdentitiesService).link(t.dataSource.manager, {
           userId: owner.user.id,
           provider: 'gh',
           subject: owner.user.id,

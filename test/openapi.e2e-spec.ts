@@ -271,11 +271,13 @@ describe('OpenAPI', () => {
         '#/components/schemas/UserEnvelopeModel',
         '#/components/schemas/TokenResponseModel',
         // Login only: the second step pending, for a user with a second factor.
-        ...(path.endsWith('login') ? ['#/components/schemas/MfaChallengeEnvelopeModel'] : []),
+        ...(path.endsWith('login')
+          ? ['#/components/schemas/SecondFactorChallengeEnvelopeModel']
+          : []),
       ]);
     }
     // Both envelopes have `success`: their data tell them apart.
-    expect(schemas.MfaChallengeModel.required).toEqual(
+    expect(schemas.SecondFactorChallengeModel.required).toEqual(
       expect.arrayContaining(['mfa_required', 'challenge', 'methods']),
     );
     expect(schemas.UserDataModel.required).toEqual(['user']);

@@ -1,6 +1,6 @@
 import * as jwt from 'jsonwebtoken';
 import { createHash, randomUUID } from 'node:crypto';
-import { FederationStates } from '../src/federation/federation-states.service';
+import { ProviderFlowStates } from '../src/identity-providers/provider-flow-states.service';
 import { User } from '../src/users/user.entity';
 import { PASSWORD, registerAndLogin, registerUser, uniqueUser } from './support/auth-helpers';
 import { signAccess } from './support/access-tokens';
@@ -296,7 +296,7 @@ describe('step-up with every proof, and accounts without a password', () => {
     const user = await t.dataSource
       .getRepository(User)
       .findOneByOrFail({ id: claims.sub as string });
-    const later = t.app.get(FederationStates).open(
+    const later = t.app.get(ProviderFlowStates).open(
       {
         provider: 'corp',
         purpose: 'reauth',

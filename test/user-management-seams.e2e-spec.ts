@@ -1,6 +1,6 @@
 import { AccountRemoval } from '../src/account-removal/account-removal.service';
 import { AuditEvent } from '../src/audit/audit-event.entity';
-import { EmailFlowsService } from '../src/email-links/email-flows.service';
+import { EmailLinksService } from '../src/email-links/email-links.service';
 import { User } from '../src/users/user.entity';
 import { UserDirectory } from '../src/users/user-directory.service';
 import {
@@ -172,7 +172,7 @@ describe('user management: where the parts meet', () => {
     await t.app.get(AccountRemoval).remove(doomed.user.id, client, admin.user.id);
 
     const sending = t.app
-      .get(EmailFlowsService)
+      .get(EmailLinksService)
       .sendPasswordReset(stale, undefined, client, admin.user.id);
 
     await expect(sending).rejects.toMatchObject({ code: 'USER_NOT_FOUND' });

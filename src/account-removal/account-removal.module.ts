@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesModule } from '../identities/identities.module';
-import { MfaModule } from '../mfa/mfa.module';
+import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
+import { SecondFactorModule } from '../second-factor/second-factor.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -21,8 +21,8 @@ import { OwnAccountController } from './own-account.controller';
     AuthModule,
     EventsModule,
     DatabaseModule,
-    IdentitiesModule,
-    MfaModule,
+    LinkedIdentitiesModule,
+    SecondFactorModule,
     PasskeysModule,
     SessionsModule,
     TokensModule,

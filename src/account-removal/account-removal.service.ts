@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DomainEvents } from '../events/domain-events.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { IdentitiesService } from '../identities/identities.service';
-import { MfaService } from '../mfa/mfa.service';
+import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
+import { SecondFactorService } from '../second-factor/second-factor.service';
 import { PasskeysService } from '../passkeys/passkeys.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
@@ -23,9 +23,9 @@ export class AccountRemoval {
     private readonly database: Database,
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
-    private readonly mfa: MfaService,
+    private readonly mfa: SecondFactorService,
     private readonly passkeys: PasskeysService,
-    private readonly identities: IdentitiesService,
+    private readonly identities: LinkedIdentitiesService,
     private readonly verificationTokens: VerificationTokensService,
     private readonly events: DomainEvents,
   ) {}

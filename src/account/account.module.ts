@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
+import { SignInMethodsModule } from '../auth/sign-in-methods.module';
+import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesModule } from '../identities/identities.module';
+import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
 import { MailModule } from '../mail/mail.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -25,11 +27,13 @@ import { SessionsController } from './sessions.controller';
  */
 @Module({
   imports: [
+    SignInMethodsModule,
+    SignInPoliciesModule,
     AuthModule,
     EventsModule,
     ConfigSectionsModule,
     DatabaseModule,
-    IdentitiesModule,
+    LinkedIdentitiesModule,
     MailModule,
     SessionsModule,
     TokensModule,

@@ -12,8 +12,8 @@ import {
   JSON_BODY,
   STORED,
 } from '../openapi/api-responses.decorator';
-import { IdentitiesService } from '../identities/identities.service';
-import { IdentitiesDataModel, identityView } from '../identities/identity.view';
+import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
+import { IdentitiesDataModel, identityView } from '../linked-identities/identity.view';
 import { MAX_PAGE_SIZE } from '../users/user-directory.service';
 import { MAX_CURSOR_LENGTH, encodeCursor } from '../users/user-list-cursor';
 import { User } from '../users/user.entity';
@@ -49,7 +49,7 @@ const CHANGE = ['FORBIDDEN_ORIGIN'] as const;
 export class AdminUsersController {
   constructor(
     private readonly admin: AdminUsersService,
-    private readonly identities: IdentitiesService,
+    private readonly identities: LinkedIdentitiesService,
   ) {}
 
   @Get()

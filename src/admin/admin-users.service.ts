@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountRemoval } from '../account-removal/account-removal.service';
 import { DomainEvents } from '../events/domain-events.service';
-import { EmailFlowsService } from '../email-links/email-flows.service';
+import { EmailLinksService } from '../email-links/email-links.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -9,7 +9,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { ListOptions, UserDirectory, UserPage } from '../users/user-directory.service';
 import { Role, User } from '../users/user.entity';
-import { MfaService } from '../mfa/mfa.service';
+import { SecondFactorService } from '../second-factor/second-factor.service';
 import { AdminUserView, adminUserView } from './admin-user.view';
 
 /**
@@ -27,8 +27,8 @@ export class AdminUsersService {
     private readonly verificationTokens: VerificationTokensService,
     private readonly events: DomainEvents,
     private readonly removal: AccountRemoval,
-    private readonly emailFlows: EmailFlowsService,
-    private readonly mfa: MfaService,
+    private readonly emailFlows: EmailLinksService,
+    private readonly mfa: SecondFactorService,
   ) {}
 
   list(options: ListOptions): Promise<UserPage> {

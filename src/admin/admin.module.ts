@@ -3,8 +3,8 @@ import { AccountRemovalModule } from '../account-removal/account-removal.module'
 import { EventsModule } from '../events/events.module';
 import { DatabaseModule } from '../database/database.module';
 import { EmailLinksModule } from '../email-links/email-links.module';
-import { IdentitiesModule } from '../identities/identities.module';
-import { MfaModule } from '../mfa/mfa.module';
+import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
+import { SecondFactorModule } from '../second-factor/second-factor.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -22,8 +22,8 @@ import { AdminUsersService } from './admin-users.service';
     EventsModule,
     DatabaseModule,
     EmailLinksModule,
-    IdentitiesModule,
-    MfaModule,
+    LinkedIdentitiesModule,
+    SecondFactorModule,
     SessionsModule,
     TokensModule,
     UsersModule,

@@ -5,34 +5,29 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { IdentitiesModule } from '../identities/identities.module';
+import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RedisModule } from '../redis/redis.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
-import { ApplicationUrlPolicy } from './application-url.policy';
 import { AuthCookies } from './auth-cookies.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { CurrentPassword } from './current-password.service';
-import { LoginBackoff } from './login-backoff.service';
 import { MailboxProof } from './mailbox-proof.service';
-import { MfaChallenge } from './mfa-challenge.entity';
-import { MfaChallenges } from './mfa-challenges.service';
+import { SecondFactorChallenge } from './second-factor-challenge.entity';
+import { SecondFactorChallenges } from './second-factor-challenges.service';
 import { SecondFactorController } from './second-factor.controller';
 import { SecondFactorPolicy } from './second-factor-policy';
 import { ChangeConfirmation } from './change-confirmation.service';
 import { PresentedRefresh } from './presented-refresh.service';
 import { ReauthenticationController } from './reauthentication.controller';
-import { ReauthenticationMethods } from './reauthentication-methods.service';
 import { Reauthentication } from './reauthentication.service';
 import { SignInMethodsController } from './sign-in-methods.controller';
 import { SessionController } from './session.controller';
 import { SessionDelivery } from './session-delivery.service';
 import { OriginPolicy } from '../common/http/origin.policy';
-import { PasswordHasher } from './hashing/password-hasher.service';
 import { AuthenticationGuard } from './guards/authentication.guard';
 import { OptionalAccessGuard } from './guards/optional-access.guard';
 import { RolesGuard } from './guards/roles.guard';
@@ -41,7 +36,8 @@ import { AccessTokenGuard, LogoutGuard, RefreshTokenGuard } from './guards/token
 import { AccessTokenStrategy } from './strategies/access-token.strategy';
 import { RefreshTokenStrategy } from './strategies/refresh-token.strategy';
 import { SignInMethodsModule } from './sign-in-methods.module';
-import { SsoRequirement } from './sso-requirement';
+import { CredentialsModule } from './credentials.module';
+import { SignInPoliciesModule } from './sign-in-policies.module';
 
 @Module({
   imports: [
@@ -49,7 +45,7 @@ import { SsoRequirement } from './sso-requirement';
     PassportModule,
     ConfigSectionsModule,
     DatabaseModule,
-    IdentitiesModule,
+    LinkedIdentitiesModule,
     UsersModule,
     SessionsModule,
     TokensModule,
@@ -57,7 +53,9 @@ import { SsoRequirement } from './sso-requirement';
     MetricsModule,
     RedisModule,
     SignInMethodsModule,
-    TypeOrmModule.forFeature([MfaChallenge]),
+    CredentialsModule,
+    SignInPoliciesModule,
+    TypeOrmModule.forFeature([SecondFactorChallenge]),
   ],
   controllers: [
     AuthController,
@@ -68,20 +66,14 @@ import { SsoRequirement } from './sso-requirement';
   ],
   providers: [
     AuthService,
-    MfaChallenges,
+    SecondFactorChallenges,
     Reauthentication,
-    ReauthenticationMethods,
     ChangeConfirmation,
     PresentedRefresh,
     SecondFactorPolicy,
-    CurrentPassword,
     SessionDelivery,
-    LoginBackoff,
     MailboxProof,
     AuthCookies,
-    ApplicationUrlPolicy,
-    PasswordHasher,
-    SsoRequirement,
     AccessTokenStrategy,
     RefreshTokenStrategy,
     OriginPolicy,
@@ -96,25 +88,20 @@ import { SsoRequirement } from './sso-requirement';
     { provide: APP_GUARD, useClass: AuthenticationGuard },
   ],
   // What other modules inject, and nothing else: the guard is global, so a module with
-  // signed-in routes needs only the decorators. Ways in start sessions through AuthService and
-  // deliver them (SessionDelivery, AuthCookies), count wrong answers as login does
-  // (LoginBackoff), and register with SignInMethodRegistry (SignInMethodsModule, imported
-  // directly). The password and the account confirm passwords and changes only the owner may
-  // make; mailed links check where they lead and prove a mailbox; a provider steps a session up.
+  // signed-in routes needs only the decorators. Ways in start sessions (AuthService) and deliver
+  // them (SessionDelivery, AuthCookies); the account confirms changes only the owner may make;
+  // mailed links prove a mailbox; a provider steps a session up from the refresh cookie it was
+  // sent. How secrets are checked (CredentialsModule), the operator's rules
+  // (SignInPoliciesModule) and the registry of ways in (SignInMethodsModule) are modules of their
+  // own, imported directly.
   exports: [
-    ApplicationUrlPolicy,
-    AuthCookies,
     AuthService,
-    ChangeConfirmation,
-    LoginBackoff,
-    CurrentPassword,
-    PasswordHasher,
-    PresentedRefresh,
-    Reauthentication,
-    ReauthenticationMethods,
     SessionDelivery,
+    AuthCookies,
+    ChangeConfirmation,
+    Reauthentication,
     MailboxProof,
-    SsoRequirement,
+    PresentedRefresh,
   ],
 })
 export class AuthModule {}

@@ -12,7 +12,7 @@ import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { LogoutScope } from './dto/logout.dto';
 import { LoginBackoff } from './login-backoff.service';
-import { MfaChallenges } from './mfa-challenges.service';
+import { SecondFactorChallenges } from './second-factor-challenges.service';
 import { Answer, ProvenStep, SignInMethodRegistry } from './sign-in-methods.registry';
 
 export interface Session {
@@ -44,7 +44,7 @@ export class AuthService {
     private readonly sessions: SessionsService,
     private readonly events: DomainEvents,
     private readonly backoff: LoginBackoff,
-    private readonly challenges: MfaChallenges,
+    private readonly challenges: SecondFactorChallenges,
     private readonly sso: SsoRequirement,
     private readonly waysIn: SignInMethodRegistry,
   ) {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { DomainEvents } from '../events/domain-events.service';
 import { ClientInfo } from '../common/http/request-context';
-import { IdentitiesService } from '../identities/identities.service';
+import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
 import { SessionsService } from '../sessions/sessions.service';
 
 /**
@@ -17,7 +17,7 @@ import { SessionsService } from '../sessions/sessions.service';
 @Injectable()
 export class MailboxProof {
   constructor(
-    private readonly identities: IdentitiesService,
+    private readonly identities: LinkedIdentitiesService,
     private readonly sessions: SessionsService,
     private readonly events: DomainEvents,
   ) {}

@@ -17,7 +17,7 @@ import { TokenDelivery, TokenDeliveryMode } from './token-delivery.decorator';
  * A fresh authentication of a session already signed in (step-up), with any proof the account
  * has: the password, the authenticator app, a passkey, a mailed code (this route; a passkey's
  * options and the code's mail are their modules'), or a fresh sign-in at a linked identity provider
- * (`GET /auth/reauthenticate/providers/:id/start`, in FederationModule). Only the access token is needed: a user whose role must enrol a second
+ * (`GET /auth/reauthenticate/providers/:id/start`, in IdentityProvidersModule). Only the access token is needed: a user whose role must enrol a second
  * factor, or show it, steps up here too.
  */
 @ApiTags('auth')

@@ -4,7 +4,7 @@ import { HttpResponse } from '../common/http/http-request';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { StrictThrottle } from '../common/throttling/strict-throttle.decorator';
 import { exactlyOne } from '../common/validation/exactly-one';
-import { MfaVerifyDto } from '../mfa/dto/mfa-verify.dto';
+import { SecondFactorVerifyDto } from '../second-factor/dto/second-factor-verify.dto';
 import { ApiErrors, ApiTokenDelivery, JSON_BODY, STORED } from '../openapi/api-responses.decorator';
 import { Public } from './decorators/public.decorator';
 import { AuthService } from './auth.service';
@@ -49,7 +49,7 @@ export class SecondFactorController {
     ...STORED,
   )
   async verify(
-    @Body() body: MfaVerifyDto,
+    @Body() body: SecondFactorVerifyDto,
     @TokenDelivery() delivery: TokenDeliveryMode,
     @Res({ passthrough: true }) res: HttpResponse,
     @Client() client: ClientInfo,

@@ -140,7 +140,7 @@ export class SecurityConfig {
   /** Seconds a user (and their token version) may be served from memory; 0 turns it off. */
   readonly userCacheTtl!: number;
   /**
-   * ACCOUNT_ENUMERATION_PROTECTION: the email flows and registration answer alike whether or not
+   * ACCOUNT_ENUMERATION_PROTECTION: the email links and registration answer alike whether or not
    * an address has an account, and mail after answering. Off: the contract's answers.
    */
   readonly accountEnumerationProtection!: boolean;

@@ -4,7 +4,7 @@ import { IdentityProvider } from './config.sections';
 /*
  * Enterprise SSO by email domain, read by the sign-ins that must honour it (password, mailed
  * code, registration, a provider's callback) and by `POST /auth/sso/start`. Here, beside the
- * configuration it reads, so that AuthModule and FederationModule both use it without depending
+ * configuration it reads, so that AuthModule and IdentityProvidersModule both use it without depending
  * on each other.
  */
 

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
+import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
+import { CredentialsModule } from '../auth/credentials.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -27,6 +29,8 @@ import { ReauthenticationCodes } from './reauthentication-codes.service';
  */
 @Module({
   imports: [
+    SignInPoliciesModule,
+    CredentialsModule,
     EventsModule,
     AuthModule,
     ConfigSectionsModule,

@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
+import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
+import { CredentialsModule } from '../auth/credentials.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MailModule } from '../mail/mail.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
-import { EmailFlowsController } from './email-flows.controller';
-import { EmailFlowsService } from './email-flows.service';
+import { EmailLinksController } from './email-links.controller';
+import { EmailLinksService } from './email-links.service';
 import { EmailVerification } from './email-verification.service';
 import { LinkPagesController } from './link-pages.controller';
 import { LinkRequests } from './link-requests.service';
@@ -17,10 +19,12 @@ import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
 
 /**
  * The emailed verification and password-reset links: asking for one, the pages they open and
- * following them. Administrators send the reset mail through EmailFlowsService.
+ * following them. Administrators send the reset mail through EmailLinksService.
  */
 @Module({
   imports: [
+    SignInPoliciesModule,
+    CredentialsModule,
     EventsModule,
     AuthModule,
     ConfigSectionsModule,
@@ -30,14 +34,14 @@ import { ResetPasswordBodyPipe } from './reset-password-body.pipe';
     TokensModule,
     UsersModule,
   ],
-  controllers: [EmailFlowsController, LinkPagesController],
+  controllers: [EmailLinksController, LinkPagesController],
   providers: [
-    EmailFlowsService,
+    EmailLinksService,
     EmailVerification,
     LinkRequests,
     PasswordReset,
     ResetPasswordBodyPipe,
   ],
-  exports: [EmailFlowsService],
+  exports: [EmailLinksService],
 })
 export class EmailLinksModule {}

@@ -7,7 +7,7 @@ import { MailboxProof } from '../auth/mailbox-proof.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { EmailFlowsService } from './email-flows.service';
+import { EmailLinksService } from './email-links.service';
 
 /** The verification link followed: the address is proven. */
 @Injectable()
@@ -19,7 +19,7 @@ export class EmailVerification {
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly events: DomainEvents,
     private readonly mailboxProof: MailboxProof,
-    private readonly flows: EmailFlowsService,
+    private readonly flows: EmailLinksService,
   ) {}
 
   /** Returns the verified user and, when one was given and is allowed, where the app goes next. */

@@ -8,7 +8,7 @@ import { MailRequest } from '../auth/mail-request';
 import { SsoRequirement } from '../auth/sso-requirement';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
 import { UsersService } from '../users/users.service';
-import { EmailFlowsService } from './email-flows.service';
+import { EmailLinksService } from './email-links.service';
 
 /** Someone asks, by address, for a verification or reset link. */
 @Injectable()
@@ -21,7 +21,7 @@ export class LinkRequests {
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly afterAnswer: AfterAnswer,
     private readonly sso: SsoRequirement,
-    private readonly flows: EmailFlowsService,
+    private readonly flows: EmailLinksService,
     security: SecurityConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;

@@ -10,7 +10,7 @@ import { SsoRequirement } from '../auth/sso-requirement';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { UsersService } from '../users/users.service';
-import { EmailFlowsService } from './email-flows.service';
+import { EmailLinksService } from './email-links.service';
 
 /** The reset link followed with a new password. */
 @Injectable()
@@ -24,7 +24,7 @@ export class PasswordReset {
     private readonly events: DomainEvents,
     private readonly mailboxProof: MailboxProof,
     private readonly sso: SsoRequirement,
-    private readonly flows: EmailFlowsService,
+    private readonly flows: EmailLinksService,
   ) {}
 
   /**

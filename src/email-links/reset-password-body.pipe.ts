@@ -2,7 +2,7 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { AppException } from '../common/errors/app.exception';
 import { AppValidationPipe } from '../common/validation/app-validation.pipe';
 import { SecurityConfig } from '../config/config.sections';
-import { ResetConfirmDto, ResetRequestDto } from './dto/email-flow.dto';
+import { ResetConfirmDto, ResetRequestDto } from './dto/email-link.dto';
 
 const SHAPES = [
   { keys: ['email'], dto: ResetRequestDto },

@@ -74,7 +74,7 @@ type NoticeKind =
   | 'recovery-code-used'
   | 'identity-linked';
 
-/** The notices about the second factor, each sent by MfaService after the change. */
+/** The notices about the second factor, each sent by SecondFactorService after the change. */
 export type MfaNotice = Extract<NoticeKind, `mfa-${string}` | 'recovery-code-used'>;
 
 const METRIC_KIND: Record<Kind | CodeKind | NoticeKind, EmailKind> = {

@@ -5,7 +5,7 @@ import {
   HeadersObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
-import { MfaChallengeEnvelopeModel } from '../mfa/mfa.view';
+import { SecondFactorChallengeEnvelopeModel } from '../second-factor/second-factor.view';
 import { ErrorEnvelopeModel, TokenResponseModel, UserEnvelopeModel } from './api-models';
 
 /** A code at its catalogue status, or `[code, status]` where the contract gives it another. */
@@ -184,15 +184,15 @@ export const TOKEN_DELIVERY = 'X-Token-Delivery';
  * Login's and refresh's 200, whose shape the client picks with `X-Token-Delivery`: both shapes
  * as a `oneOf` of two named schemas, told apart by a property only one of them has, so that a
  * generated client narrows the answer without a cast. `secondFactor`: login's third shape, the
- * pending second step (`MfaChallengeEnvelopeModel`, whose `data` has `mfa_required`).
+ * pending second step (`SecondFactorChallengeEnvelopeModel`, whose `data` has `mfa_required`).
  */
 export function ApiTokenDelivery(message: string, secondFactor = false): MethodDecorator {
   const challenge = secondFactor
-    ? ' For a user with a second factor, whatever the header: `MfaChallengeEnvelopeModel` ' +
+    ? ' For a user with a second factor, whatever the header: `SecondFactorChallengeEnvelopeModel` ' +
       '(`data.mfa_required`), no cookies and no tokens.'
     : '';
   return applyDecorators(
-    ApiExtraModels(UserEnvelopeModel, TokenResponseModel, MfaChallengeEnvelopeModel),
+    ApiExtraModels(UserEnvelopeModel, TokenResponseModel, SecondFactorChallengeEnvelopeModel),
     ApiHeader({
       name: TOKEN_DELIVERY,
       required: false,
@@ -221,7 +221,7 @@ export function ApiTokenDelivery(message: string, secondFactor = false): MethodD
         oneOf: [
           { $ref: getSchemaPath(UserEnvelopeModel) },
           { $ref: getSchemaPath(TokenResponseModel) },
-          ...(secondFactor ? [{ $ref: getSchemaPath(MfaChallengeEnvelopeModel) }] : []),
+          ...(secondFactor ? [{ $ref: getSchemaPath(SecondFactorChallengeEnvelopeModel) }] : []),
         ],
       },
     }),

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
+import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -28,6 +29,7 @@ import { WebAuthnChallenges } from './webauthn-challenges.service';
  */
 @Module({
   imports: [
+    SignInPoliciesModule,
     EventsModule,
     AuthModule,
     ConfigSectionsModule,

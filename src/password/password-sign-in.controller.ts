@@ -59,7 +59,7 @@ export class PasswordSignInController {
       'account), and the address is told by mail; the verification mail goes out after the ' +
       'answer; a taken username is still 409. An address whose email domain has `sso_required` ' +
       'is 403 SSO_REQUIRED (its accounts come from its provider). Shares the strict rate limit ' +
-      'of login and the email flows.',
+      'of login and the email links.',
   })
   @Public()
   @ApiEnvelope(201, 'Registration successful. Check your email to verify your account.', {

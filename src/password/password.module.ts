@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
+import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
+import { CredentialsModule } from '../auth/credentials.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
@@ -23,6 +25,8 @@ import { RegistrationService } from './registration.service';
  */
 @Module({
   imports: [
+    SignInPoliciesModule,
+    CredentialsModule,
     EventsModule,
     AuthModule,
     ConfigSectionsModule,

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
-import { IdentityProofDto } from '../../mfa/dto/identity-proof.dto';
+import { IdentityProofDto } from '../../second-factor/dto/identity-proof.dto';
 import { AuthenticationResponseDto } from '../../passkeys/dto/authentication-response.dto';
 
 /**

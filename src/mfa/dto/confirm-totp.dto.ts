@@ -1,7 +1,0 @@
-import { TotpCodeField } from './mfa-fields';
-
-/** `POST /users/me/mfa/totp/confirm`: a code computed from the pending secret. */
-export class ConfirmTotpDto {
-  @TotpCodeField()
-  code!: string;
-}
