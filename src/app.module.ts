@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AccountRemovalModule } from './account-removal/account-removal.module';
 import { AdminModule } from './admin/admin.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ThrottlingModule } from './common/throttling/throttling.module';
@@ -15,7 +16,9 @@ import { IdentityProvidersModule } from './identity-providers/identity-providers
 import { HealthModule } from './health/health.module';
 import { JwksModule } from './jwks/jwks.module';
 import { LoggingModule } from './logging/logging.module';
+import { EventMetricsModule } from './metrics/event-metrics.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { NoticesModule } from './mail/notices.module';
 import { SecondFactorModule } from './second-factor/second-factor.module';
 import { PasskeysModule } from './passkeys/passkeys.module';
 import { PasswordModule } from './password/password.module';
@@ -49,6 +52,10 @@ import { OrganizationsModule } from './organizations/organizations.module';
     HealthModule,
     MetricsModule,
     JwksModule,
+    // The subscribers to the domain events: the trail in the change's transaction, the rest after.
+    AuditModule,
+    EventMetricsModule,
+    NoticesModule,
   ],
   providers: [
     PlatformCheck,

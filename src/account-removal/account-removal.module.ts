@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
 import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
@@ -20,7 +20,7 @@ import { OwnAccountController } from './own-account.controller';
 @Module({
   imports: [
     AuthModule,
-    AuditModule,
+    EventsModule,
     DatabaseModule,
     LinkedIdentitiesModule,
     SecondFactorModule,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
@@ -28,7 +28,7 @@ export class AccountRemoval {
     private readonly passkeys: PasskeysService,
     private readonly identities: LinkedIdentitiesService,
     private readonly verificationTokens: VerificationTokensService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly organizations: OrganizationsService,
   ) {}
 
@@ -37,7 +37,9 @@ export class AccountRemoval {
     return this.database.transaction(async (manager) => {
       // Sessions before the user row, as every revocation does, so the two never deadlock; a
       // login that commits a session meanwhile waits on the row and goes with it (cascade).
-      await this.sessions.deleteAllOf(manager, userId);
+      const user = await this.users.findIn(manager, userId);
+      if (!user) return false;
+      const ended = await this.sessions.deleteAllOf(manager, userId);
       await this.mfa.removeAll(manager, userId);
       await this.passkeys.removeAll(manager, userId);
       // Its sign-ins in progress at providers go with the row (ON DELETE CASCADE): minutes-lived.
@@ -47,7 +49,15 @@ export class AccountRemoval {
       // admin, or goes when it has none (OrganizationsService.removeUser).
       await this.organizations.removeUser(manager, userId);
       if (!(await this.users.delete(manager, userId))) return false;
-      await this.audit.record(manager, 'account_deleted', userId, client, { actorId });
+      const origin = { client, actorId };
+      if (ended.length > 0) {
+        await this.events.publish(manager, {
+          type: 'session.revoked',
+          data: { userId, sessions: ended.map((id) => ({ id })), reason: 'account_deleted' },
+          origin,
+        });
+      }
+      await this.events.publish(manager, { type: 'user.deleted', data: { user }, origin });
       return true;
     });
   }

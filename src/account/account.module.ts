@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
@@ -11,6 +11,7 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { EmailChangeController } from './email-change.controller';
+import { EmailChangedNotice } from './email-changed-notice.service';
 import { EmailChangeService } from './email-change.service';
 import { EmailChangeUndoService } from './email-change-undo.service';
 import { ProfileController } from './profile.controller';
@@ -29,7 +30,7 @@ import { SessionsController } from './sessions.controller';
     SignInMethodsModule,
     SignInPoliciesModule,
     AuthModule,
-    AuditModule,
+    EventsModule,
     ConfigSectionsModule,
     DatabaseModule,
     LinkedIdentitiesModule,
@@ -39,6 +40,12 @@ import { SessionsController } from './sessions.controller';
     UsersModule,
   ],
   controllers: [ProfileController, EmailChangeController, SessionsController],
-  providers: [ProfileService, EmailChangeService, EmailChangeUndoService, OwnSessionsService],
+  providers: [
+    ProfileService,
+    EmailChangeService,
+    EmailChangedNotice,
+    EmailChangeUndoService,
+    OwnSessionsService,
+  ],
 })
 export class AccountModule {}

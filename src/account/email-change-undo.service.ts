@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -25,7 +25,7 @@ export class EmailChangeUndoService {
     private readonly users: UsersService,
     private readonly tokens: VerificationTokensService,
     private readonly sessions: SessionsService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
   ) {}
 
   /** Uses the token up and moves the account back, in one transaction. */
@@ -37,6 +37,7 @@ export class EmailChangeUndoService {
         const user = await this.users.findIn(manager, row.userId);
         // A disabled account stays as its administrator left it.
         if (!user || user.disabledAt) throw new AppException('INVALID_TOKEN');
+        const previousEmail = user.email;
         await this.users.update(manager, row.userId, {
           email: cleanEmail(row.newEmail),
           emailNormalized: normalizeEmail(row.newEmail),
@@ -52,9 +53,26 @@ export class EmailChangeUndoService {
         ] as const) {
           await this.tokens.retireOlder(manager, row.userId, purpose);
         }
-        await this.sessions.endAll(row.userId, manager);
-        await this.audit.record(manager, 'email_change_undone', row.userId, client);
-        return this.users.requireIn(manager, row.userId);
+        const ended = await this.sessions.endAll(row.userId, manager);
+        const after = await this.users.requireIn(manager, row.userId);
+        const origin = { client };
+        if (ended.length > 0) {
+          await this.events.publish(manager, {
+            type: 'session.revoked',
+            data: {
+              userId: row.userId,
+              sessions: ended.map((id) => ({ id })),
+              reason: 'email_changed',
+            },
+            origin,
+          });
+        }
+        await this.events.publish(manager, {
+          type: 'user.email_changed',
+          data: { user: after, previousEmail, undone: true },
+          origin,
+        });
+        return after;
       })
       .catch((error: unknown) => {
         // Rolled back: the token still works once the address is free again.

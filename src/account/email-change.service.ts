@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
@@ -37,7 +37,7 @@ export class EmailChangeService {
     private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly sso: SsoRequirement,
   ) {}
 
@@ -79,7 +79,11 @@ export class EmailChangeService {
     // leaves no live link that was never recorded.
     const token = await this.database.transaction(async (manager) => {
       const issued = await this.tokens.issue(manager, user.id, 'email_change', ttl, address);
-      await this.audit.record(manager, 'email_change_requested', user.id, client);
+      await this.events.signal(manager, {
+        type: 'email_change.requested',
+        userId: user.id,
+        origin: { client },
+      });
       return issued;
     });
     try {
@@ -106,7 +110,7 @@ export class EmailChangeService {
       this.tokens.retireOlder(manager, user.id, 'email_change', token),
     );
     // The owner hears of it while there is still time to act, not only once it is done.
-    await this.notify('requested', user, address, new Date(), client);
+    await this.notifyRequested(user, address, new Date(), client);
   }
 
   /**
@@ -114,11 +118,10 @@ export class EmailChangeService {
    * confirmations with one token exactly one succeeds. The address stays verified (the link
    * proved the inbox). Links mailed to the old address (verification, reset) stop working.
    * Sessions stay: the password did not change. The old address gets a notice afterwards, with
-   * a link that undoes the change (EmailChangeUndoService), issued with the change itself.
+   * a link that undoes the change, issued with the change itself (EmailChangedNotice).
    */
   async confirm(token: string, client?: ClientInfo): Promise<User> {
-    const undoTtl = this.mailConfig.emailChangeTtl;
-    const { user, oldEmail, undo } = await this.database
+    return this.database
       .transaction(async (manager) => {
         const { row, refusal } = await this.tokens.consume(manager, token, 'email_change');
         if (!row?.newEmail) throw invalidLink('email-change', refusal?.reason);
@@ -137,17 +140,14 @@ export class EmailChangeService {
         await this.tokens.retireOlder(manager, row.userId, 'email_change');
         await this.tokens.retireOlder(manager, row.userId, 'password_reset');
         await this.tokens.retireOlder(manager, row.userId, 'email_verification');
-        await this.audit.record(manager, 'email_changed', row.userId, client);
-        // Not retired by a later password change or reset: whoever made the change can do those.
-        const undo = await this.tokens.issue(
-          manager,
-          row.userId,
-          'email_change_undo',
-          undoTtl,
-          before.email,
-        );
         const after = await this.users.requireIn(manager, row.userId);
-        return { user: after, oldEmail: before.email, undo };
+        // The old address is told, with a link that undoes it (EmailChangedNotice).
+        await this.events.publish(manager, {
+          type: 'user.email_changed',
+          data: { user: after, previousEmail: before.email },
+          origin: { client },
+        });
+        return after;
       })
       .catch((error: unknown) => {
         // Another account took the address after the link was sent: nothing changed, and the
@@ -157,35 +157,25 @@ export class EmailChangeService {
         }
         throw error;
       });
-    await this.notify('changed', { ...user, email: oldEmail }, user.email, user.updatedAt, client, {
-      token: undo,
-      ttl: undoTtl,
-    });
-    return user;
   }
 
   /**
-   * To the old address (`user.email`): the change asked for, or made (with its undo). Either is
-   * made whether or not the notice goes out: one that could not be sent is logged, and the
-   * answer stays the success it is.
+   * To the old address (`user.email`): the change asked for. It is asked for whether or not the
+   * notice goes out: one that could not be sent is logged, and the answer stays the success it is.
    */
-  private async notify(
-    step: 'requested' | 'changed',
+  private async notifyRequested(
     user: User,
     newEmail: string,
     at: Date,
     client: ClientInfo | undefined,
-    undo?: { token: string; ttl: number },
   ): Promise<void> {
-    const notice = { to: user.email, username: user.username, at, ip: client?.ip, newEmail, undo };
+    const notice = { to: user.email, username: user.username, at, ip: client?.ip, newEmail };
     try {
-      await (step === 'requested'
-        ? this.mail.sendEmailChangeRequestedNotice(notice)
-        : this.mail.sendEmailChangedNotice(notice));
+      await this.mail.sendEmailChangeRequestedNotice(notice);
     } catch (error) {
       this.logger.warn({
         requestId: client?.requestId,
-        msg: `The email-${step} notice to the old address of ${user.id} was not sent (${
+        msg: `The email-requested notice to the old address of ${user.id} was not sent (${
           error instanceof MailDeliveryError ? error.reason : 'unknown error'
         })`,
       });

@@ -1,5 +1,6 @@
+import { EntityManager } from 'typeorm';
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -16,7 +17,7 @@ export class OwnSessionsService {
   constructor(
     private readonly database: Database,
     private readonly sessions: SessionsService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly lifetime: SessionLifetime,
   ) {}
 
@@ -41,7 +42,7 @@ export class OwnSessionsService {
   async end(userId: string, sessionId: string, client: ClientInfo): Promise<void> {
     const ended = await this.database.transaction(async (manager) => {
       if (!(await this.sessions.end(manager, userId, sessionId))) return false;
-      await this.audit.record(manager, 'session_ended', userId, client, { sessionId });
+      await this.ended(manager, userId, [sessionId], client);
       return true;
     });
     if (!ended) throw new AppException('SESSION_NOT_FOUND');
@@ -51,10 +52,21 @@ export class OwnSessionsService {
   endOthers(userId: string, keepSessionId: string, client: ClientInfo): Promise<number> {
     return this.database.transaction(async (manager) => {
       const ended = await this.sessions.endOthers(manager, userId, keepSessionId);
-      for (const sessionId of ended) {
-        await this.audit.record(manager, 'session_ended', userId, client, { sessionId });
-      }
+      if (ended.length > 0) await this.ended(manager, userId, ended, client);
       return ended.length;
+    });
+  }
+
+  private ended(
+    manager: EntityManager,
+    userId: string,
+    sessions: string[],
+    client: ClientInfo,
+  ): Promise<void> {
+    return this.events.publish(manager, {
+      type: 'session.revoked',
+      data: { userId, sessions: sessions.map((id) => ({ id })), reason: 'ended_elsewhere' },
+      origin: { client },
     });
   }
 }

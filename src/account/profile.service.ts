@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -22,7 +22,7 @@ export class ProfileService {
   constructor(
     private readonly database: Database,
     private readonly users: UsersService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
   ) {}
 
   /**
@@ -57,7 +57,11 @@ export class ProfileService {
       const user = await this.users.findIn(manager, userId);
       // Deleted between the token check and here: the token names no account any more.
       if (!user) throw new AppException('INVALID_TOKEN');
-      await this.audit.record(manager, 'profile_updated', userId, client);
+      await this.events.publish(manager, {
+        type: 'user.updated',
+        data: { user, changes: Object.keys(changes).filter((field) => field in fields) },
+        origin: { client },
+      });
       return user;
     });
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountRemoval } from '../account-removal/account-removal.service';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { EmailLinksService } from '../email-links/email-links.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
@@ -25,7 +25,7 @@ export class AdminUsersService {
     private readonly directory: UserDirectory,
     private readonly sessions: SessionsService,
     private readonly verificationTokens: VerificationTokensService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly removal: AccountRemoval,
     private readonly emailFlows: EmailLinksService,
     private readonly mfa: SecondFactorService,
@@ -66,7 +66,11 @@ export class AdminUsersService {
       const user = (await this.directory.findForUpdate(manager, id)) ?? notFound();
       if (user.role === role) return user;
       const updated = (await this.directory.setRoleIn(manager, id, role)) ?? notFound();
-      await this.audit.record(manager, 'role_changed', id, client, { actorId: admin.id });
+      await this.events.publish(manager, {
+        type: 'user.updated',
+        data: { user: updated, changes: ['role'] },
+        origin: { client, actorId: admin.id },
+      });
       return updated;
     });
   }
@@ -81,7 +85,7 @@ export class AdminUsersService {
       // Not locked yet: sessions are locked before the user row, the order of every revocation.
       const user = (await this.directory.findIn(manager, id)) ?? notFound();
       if (user.disabledAt !== null) return user;
-      await this.sessions.endAll(id, manager);
+      const ended = await this.sessions.endAll(id, manager);
       // Now held, and read as committed: a parallel disable that won keeps the only event.
       const held = (await this.directory.findForUpdate(manager, id)) ?? notFound();
       if (held.disabledAt !== null) return held;
@@ -89,7 +93,23 @@ export class AdminUsersService {
       // A pending email change would otherwise still move the disabled account (and retire the
       // reset link an administrator may send for its recovery).
       await this.verificationTokens.retireOlder(manager, id, 'email_change');
-      await this.audit.record(manager, 'account_disabled', id, client, { actorId: admin.id });
+      const origin = { client, actorId: admin.id };
+      if (ended.length > 0) {
+        await this.events.publish(manager, {
+          type: 'session.revoked',
+          data: {
+            userId: id,
+            sessions: ended.map((sid) => ({ id: sid })),
+            reason: 'account_disabled',
+          },
+          origin,
+        });
+      }
+      await this.events.publish(manager, {
+        type: 'user.updated',
+        data: { user: updated, changes: ['disabled'] },
+        origin,
+      });
       return updated;
     });
   }
@@ -100,7 +120,11 @@ export class AdminUsersService {
       const user = (await this.directory.findForUpdate(manager, id)) ?? notFound();
       if (user.disabledAt === null) return user;
       const updated = (await this.directory.setDisabledIn(manager, id, null)) ?? notFound();
-      await this.audit.record(manager, 'account_enabled', id, client, { actorId: admin.id });
+      await this.events.publish(manager, {
+        type: 'user.updated',
+        data: { user: updated, changes: ['disabled'] },
+        origin: { client, actorId: admin.id },
+      });
       return updated;
     });
   }
@@ -109,8 +133,12 @@ export class AdminUsersService {
   endSessions(admin: User, id: string, client: ClientInfo): Promise<void> {
     return this.database.transaction(async (manager) => {
       if (!(await this.directory.findIn(manager, id))) notFound();
-      await this.sessions.endAll(id, manager);
-      await this.audit.record(manager, 'sessions_ended', id, client, { actorId: admin.id });
+      const ended = await this.sessions.endAll(id, manager);
+      await this.events.publish(manager, {
+        type: 'session.revoked',
+        data: { userId: id, sessions: ended.map((sid) => ({ id: sid })), reason: 'admin' },
+        origin: { client, actorId: admin.id },
+      });
     });
   }
 

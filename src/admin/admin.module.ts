@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountRemovalModule } from '../account-removal/account-removal.module';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { DatabaseModule } from '../database/database.module';
 import { EmailLinksModule } from '../email-links/email-links.module';
 import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
@@ -19,7 +19,7 @@ import { AdminUsersService } from './admin-users.service';
 @Module({
   imports: [
     AccountRemovalModule,
-    AuditModule,
+    EventsModule,
     DatabaseModule,
     EmailLinksModule,
     LinkedIdentitiesModule,

@@ -1,54 +1,36 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { ClientInfo, storedUserAgent } from '../common/http/request-context';
+import { storedUserAgent } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { Metrics } from '../metrics/metrics.service';
-import { AuditEvent, AuditEventType } from './audit-event.entity';
+import { EventOrigin } from '../events/domain-event.catalogue';
+import { DomainEvents } from '../events/domain-events.service';
+import { AuditEvent } from './audit-event.entity';
+import { AuditRow, auditRowOfSignal, auditRowsOf } from './audit-rows';
 
 /**
  * The security audit trail: append-only (this service only inserts, and nothing in the service
- * updates or deletes these rows), each event written in the same transaction as the change it
- * records, so there is never an event without its change or a change without its event. The
- * client's IP and user agent come from the controller (`@Client()`).
+ * updates or deletes these rows). It subscribes to the domain events and the security signals
+ * inside the change's transaction, so there is never an event without its change or a change
+ * without its event. The client's IP and user agent, and the administrator who acted, come
+ * with the event (`origin`).
  */
 @Injectable()
-export class AuditTrail {
+export class AuditTrail implements OnModuleInit {
   constructor(
     @InjectRepository(AuditEvent) private readonly events: Repository<AuditEvent>,
     private readonly database: Database,
-    private readonly metrics: Metrics,
+    private readonly bus: DomainEvents,
   ) {}
 
-  /**
-   * Inside the caller's transaction; counted in the metrics once it has committed. `actorId` is
-   * the administrator acting on `userId`'s account (null when the user acted, or the operator's
-   * command did); `sessionId` the session (refresh-token family) the event ended, if it ended one.
-   */
-  async record(
-    manager: EntityManager,
-    type: AuditEventType,
-    userId: string | null,
-    client: ClientInfo | undefined,
-    links: { actorId?: string | null; sessionId?: string | null } = {},
-  ): Promise<void> {
-    await manager.withRepository(this.events).insert({
-      ...this.event(type, userId, client, links.actorId ?? null),
-      sessionId: links.sessionId ?? null,
-    });
-    this.database.afterCommit(manager, () => this.count(type));
-  }
-
-  /** An event with no change of its own to go with (a failed login). */
-  async recordAlone(
-    type: AuditEventType,
-    userId: string | null,
-    client: ClientInfo | undefined,
-  ): Promise<void> {
-    const event = this.event(type, userId, client);
-    await this.database.run((manager) => manager.withRepository(this.events).insert(event));
-    this.count(type);
+  onModuleInit(): void {
+    this.bus.onTransaction((manager, event) =>
+      this.write(manager, auditRowsOf(event), event.origin),
+    );
+    this.bus.onSignalInTransaction((manager, signal) =>
+      this.write(manager, [auditRowOfSignal(signal)], signal.origin),
+    );
   }
 
   /** Oldest first: what happened to one account. */
@@ -58,47 +40,22 @@ export class AuditTrail {
     );
   }
 
-  private count(type: AuditEventType): void {
-    switch (type) {
-      case 'registered':
-        return this.metrics.registered();
-      case 'login_succeeded':
-        return this.metrics.login('ok');
-      case 'login_failed':
-        return this.metrics.login('failed');
-      case 'logout':
-        return this.metrics.revoked('logout');
-      case 'session_ended':
-        return this.metrics.revoked('session_ended');
-      case 'password_changed':
-        return this.metrics.revoked('password_reset');
-      case 'refresh_reuse_detected':
-        return this.metrics.revoked('refresh_reuse');
-      // An administrator ended them: every session of the account, once per action.
-      case 'sessions_ended':
-        return this.metrics.revoked('admin');
-      case 'account_disabled':
-        return this.metrics.revoked('account_disabled');
-      case 'account_deleted':
-        return this.metrics.revoked('account_deleted');
+  private async write(
+    manager: EntityManager,
+    rows: AuditRow[],
+    origin: EventOrigin | undefined,
+  ): Promise<void> {
+    for (const row of rows) {
+      await manager.withRepository(this.events).insert({
+        id: randomUUID(),
+        type: row.type,
+        userId: row.userId,
+        actorId: origin?.actorId ?? null,
+        ip: origin?.client?.ip ?? null,
+        userAgent: storedUserAgent(origin?.client),
+        sessionId: row.sessionId ?? null,
+        createdAt: new Date(),
+      });
     }
-  }
-
-  private event(
-    type: AuditEventType,
-    userId: string | null,
-    client: ClientInfo | undefined,
-    actorId: string | null = null,
-  ): AuditEvent {
-    return {
-      id: randomUUID(),
-      type,
-      userId,
-      actorId,
-      ip: client?.ip ?? null,
-      userAgent: storedUserAgent(client),
-      sessionId: null,
-      createdAt: new Date(),
-    };
   }
 }

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
@@ -41,7 +41,7 @@ import { SignInPoliciesModule } from './sign-in-policies.module';
 
 @Module({
   imports: [
-    AuditModule,
+    EventsModule,
     PassportModule,
     ConfigSectionsModule,
     DatabaseModule,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { EntityManager } from 'typeorm';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -41,7 +42,7 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly accessTokens: AccessTokensService,
     private readonly sessions: SessionsService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly backoff: LoginBackoff,
     private readonly challenges: SecondFactorChallenges,
     private readonly sso: SsoRequirement,
@@ -140,8 +141,10 @@ export class AuthService {
       const current = await this.users.findIn(manager, user.id);
       if (!current || current.disabledAt) return null;
       const refresh = await this.sessions.start(manager, user.id, methods, client);
-      await this.audit.record(manager, 'login_succeeded', user.id, client, {
-        sessionId: refresh.family,
+      await this.events.publish(manager, {
+        type: 'session.created',
+        data: { user: current, session: { id: refresh.family, amr: [...refresh.auth.methods] } },
+        origin: { client },
       });
       return { user: current, refresh };
     });
@@ -184,8 +187,8 @@ export class AuthService {
     if (scope !== 'all' && session === undefined) throw new AppException('INVALID_TOKEN');
     return this.database.transaction(async (manager) => {
       if (scope === 'all') {
-        await this.sessions.endAll(userId, manager);
-        await this.audit.record(manager, 'logout', userId, client);
+        const ended = await this.sessions.endAll(userId, manager);
+        await this.revoked(manager, userId, ended, 'logout', client, true);
         return 0;
       }
       if (scope === 'current') {
@@ -193,14 +196,32 @@ export class AuthService {
         if (!(await this.sessions.end(manager, userId, session!))) {
           throw new AppException('INVALID_TOKEN');
         }
-        await this.audit.record(manager, 'logout', userId, client, { sessionId: session });
+        await this.revoked(manager, userId, [session!], 'logout', client);
         return 0;
       }
       const ended = await this.sessions.endOthers(manager, userId, session!);
-      for (const other of ended) {
-        await this.audit.record(manager, 'session_ended', userId, client, { sessionId: other });
-      }
+      if (ended.length > 0) await this.revoked(manager, userId, ended, 'ended_elsewhere', client);
       return ended.length;
+    });
+  }
+
+  private revoked(
+    manager: EntityManager,
+    userId: string,
+    sessions: string[],
+    reason: 'logout' | 'ended_elsewhere',
+    client: ClientInfo | undefined,
+    everySession = false,
+  ): Promise<void> {
+    return this.events.publish(manager, {
+      type: 'session.revoked',
+      data: {
+        userId,
+        sessions: sessions.map((id) => ({ id })),
+        reason,
+        ...(everySession && { everySession }),
+      },
+      origin: { client },
     });
   }
 }

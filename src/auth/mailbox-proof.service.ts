@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { ClientInfo } from '../common/http/request-context';
 import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
 import { SessionsService } from '../sessions/sessions.service';
@@ -19,7 +19,7 @@ export class MailboxProof {
   constructor(
     private readonly identities: LinkedIdentitiesService,
     private readonly sessions: SessionsService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
   ) {}
 
   /**
@@ -36,7 +36,11 @@ export class MailboxProof {
     if (wasVerified) return;
     const unlinked = await this.identities.removeAll(manager, userId);
     if (unlinked === 0) return;
-    await this.sessions.endAll(userId, manager);
-    await this.audit.record(manager, 'unproven_identities_unlinked', userId, client);
+    const ended = await this.sessions.endAll(userId, manager);
+    await this.events.publish(manager, {
+      type: 'session.revoked',
+      data: { userId, sessions: ended.map((id) => ({ id })), reason: 'identities_unlinked' },
+      origin: { client },
+    });
   }
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { ClientInfo } from '../common/http/request-context';
-import { Database } from '../database/database.service';
 import { RefreshClaims } from '../sessions/refresh-claims';
 import { SessionsService } from '../sessions/sessions.service';
 import { AccessTokensService } from '../tokens/access-tokens.service';
@@ -29,8 +28,7 @@ export class Reauthentication {
   constructor(
     private readonly sessions: SessionsService,
     private readonly accessTokens: AccessTokensService,
-    private readonly database: Database,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly waysIn: SignInMethodRegistry,
   ) {}
 
@@ -75,9 +73,12 @@ export class Reauthentication {
       session.presented,
       client,
     );
-    await this.database.transaction((manager) =>
-      this.audit.record(manager, 'reauthenticated', userId, client, { sessionId: session.id }),
-    );
+    await this.events.signalAlone({
+      type: 'session.reauthenticated',
+      userId,
+      sessionId: session.id,
+      origin: { client },
+    });
     return {
       user: renewed.user,
       tokens: await this.accessTokens.renewedSessionTokens(renewed.user, renewed.refresh),

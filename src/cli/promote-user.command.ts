@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AuditModule } from '../audit/audit.module';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
+import { EventsModule } from '../events/events.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { ConfigError } from '../config/env.reader';
 import { DatabaseModule } from '../database/database.module';
@@ -16,7 +17,16 @@ import { UsersModule } from '../users/users.module';
 const REDIS_WAIT_MS = 3000;
 
 /** Only what promoting needs: the validated configuration, the database, users, the audit trail. */
-@Module({ imports: [ConfigSectionsModule, DatabaseModule, RedisModule, UsersModule, AuditModule] })
+@Module({
+  imports: [
+    ConfigSectionsModule,
+    DatabaseModule,
+    RedisModule,
+    UsersModule,
+    EventsModule,
+    AuditModule,
+  ],
+})
 class PromoteUserModule {}
 
 class UsageError extends Error {}
@@ -44,11 +54,14 @@ async function main(args: string[]): Promise<string> {
     if (!user) throw new UsageError(`No account has the email ${email}`);
     if (user.role === 'admin') return `${user.email} (${user.id}) is already an admin`;
     await redisReady(app.get(RedisService));
-    const audit = app.get(AuditTrail);
+    const events = app.get(DomainEvents);
     await app.get(Database).transaction(async (manager) => {
-      await directory.setRoleIn(manager, user.id, 'admin');
+      const promoted = (await directory.setRoleIn(manager, user.id, 'admin')) ?? user;
       // No actor: the operator acted, outside the API.
-      await audit.record(manager, 'role_changed', user.id, undefined);
+      await events.publish(manager, {
+        type: 'user.updated',
+        data: { user: promoted, changes: ['role'] },
+      });
     });
     // Promoting does not enable: that stays an administrator's decision, and is on record.
     const disabled = user.disabledAt ? ' (the account is disabled: enable it to log in)' : '';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { MailboxProof } from '../auth/mailbox-proof.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -17,7 +17,7 @@ export class EmailCodeFirstProof {
     private readonly mailboxProof: MailboxProof,
     private readonly sessions: SessionsService,
     private readonly tokens: VerificationTokensService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
   ) {}
 
   /**
@@ -39,14 +39,35 @@ export class EmailCodeFirstProof {
       // Identities linked before this proof go too: one may be whoever claimed the address.
       await this.mailboxProof.proven(manager, user.id, false, client);
       await this.users.setPasswordHash(manager, user.id, null);
-      await this.sessions.endAll(user.id, manager);
+      const ended = await this.sessions.endAll(user.id, manager);
       // An email change asked for with that password would move the account to its setter's
       // address once confirmed there: it goes with the password, as after a reset.
       await this.tokens.retireOlder(manager, user.id, 'email_change');
-      // In the trail as a reset is: the password changed, and the sessions with it.
-      await this.audit.record(manager, 'password_changed', user.id, client);
-      await this.audit.record(manager, 'email_verified', user.id, client);
-      return this.users.markEmailVerified(manager, user.id);
+      const verified = await this.users.markEmailVerified(manager, user.id);
+      const origin = { client };
+      if (ended.length > 0) {
+        await this.events.publish(manager, {
+          type: 'session.revoked',
+          data: {
+            userId: user.id,
+            sessions: ended.map((id) => ({ id })),
+            reason: 'password_changed',
+          },
+          origin,
+        });
+      }
+      // As a reset is: the password changed (removed), and the sessions with it.
+      await this.events.publish(manager, {
+        type: 'user.password_changed',
+        data: { user: verified, how: 'removed' },
+        origin,
+      });
+      await this.events.publish(manager, {
+        type: 'user.email_verified',
+        data: { user: verified },
+        origin,
+      });
+      return verified;
     });
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AfterAnswer } from '../mail/after-answer.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { MailRequest } from '../auth/mail-request';
@@ -27,7 +27,7 @@ export class EmailCodeMails {
     private readonly mail: MailService,
     private readonly cap: MailRecipientCap,
     private readonly applicationUrls: ApplicationUrlPolicy,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly afterAnswer: AfterAnswer,
     private readonly config: EmailCodeConfig,
     private readonly sso: SsoRequirement,
@@ -102,6 +102,10 @@ export class EmailCodeMails {
       throw error;
     }
     await this.codes.retireOthers(user.id, issued.token);
-    await this.audit.recordAlone('email_code_requested', user.id, client);
+    await this.events.signalAlone({
+      type: 'email_code.requested',
+      userId: user.id,
+      origin: { client },
+    });
   }
 }

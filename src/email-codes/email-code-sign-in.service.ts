@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AuthService, PendingSecondFactor, Session } from '../auth/auth.service';
 import { LoginBackoff } from '../auth/login-backoff.service';
 import { AppException } from '../common/errors/app.exception';
@@ -32,7 +32,7 @@ export class EmailCodeSignIn {
     private readonly codes: EmailCodes,
     private readonly users: UsersService,
     private readonly backoff: LoginBackoff,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly metrics: Metrics,
     private readonly firstProof: EmailCodeFirstProof,
   ) {}
@@ -52,7 +52,13 @@ export class EmailCodeSignIn {
       'token' in proof ? await this.byLink(proof.token) : await this.byCode(proof, client);
     if (!user) {
       this.metrics.emailCode(kind, 'failed');
-      if ('token' in proof) await this.audit.recordAlone('email_code_failed', null, client);
+      if ('token' in proof) {
+        await this.events.signalAlone({
+          type: 'email_code.failed',
+          userId: null,
+          origin: { client },
+        });
+      }
       throw new AppException('LOGIN_FAILED', {
         message: 'The code is wrong, expired or already used',
       });
@@ -62,7 +68,7 @@ export class EmailCodeSignIn {
     // after the code was mailed).
     this.auth.refuseSsoDomain(user.email);
     if (user.disabledAt) {
-      await this.audit.recordAlone('login_failed', user.id, client);
+      await this.events.signalAlone({ type: 'login.failed', userId: user.id, origin: { client } });
       throw new AppException('ACCOUNT_DISABLED');
     }
     const proven = user.emailVerified ? user : await this.firstProof.markVerified(user, client);
@@ -99,7 +105,11 @@ export class EmailCodeSignIn {
     const outcome = await this.codes.useCode(user?.id ?? NO_USER_ID, proof.code);
     if (user && outcome === 'used') return user;
     await this.backoff.failed(proof.email);
-    await this.audit.recordAlone('email_code_failed', user?.id ?? null, client);
+    await this.events.signalAlone({
+      type: 'email_code.failed',
+      userId: user?.id ?? null,
+      origin: { client },
+    });
     return null;
   }
 }

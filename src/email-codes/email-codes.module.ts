@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { CredentialsModule } from '../auth/credentials.module';
@@ -31,7 +31,7 @@ import { ReauthenticationCodes } from './reauthentication-codes.service';
   imports: [
     SignInPoliciesModule,
     CredentialsModule,
-    AuditModule,
+    EventsModule,
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { EmailCodeConfig, FederationConfig } from '../config/config.sections';
@@ -29,7 +29,7 @@ export class ReauthenticationCodes {
     private readonly mail: MailService,
     private readonly cap: MailRecipientCap,
     private readonly backoff: LoginBackoff,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly config: EmailCodeConfig,
     private readonly federation: FederationConfig,
   ) {}
@@ -72,7 +72,11 @@ export class ReauthenticationCodes {
       throw new AppException('EMAIL_SERVICE_ERROR');
     }
     await this.codes.retireOthers(user.id, issued.token);
-    await this.audit.recordAlone('email_code_requested', user.id, client);
+    await this.events.signalAlone({
+      type: 'email_code.requested',
+      userId: user.id,
+      origin: { client },
+    });
     return this.config.ttl;
   }
 
@@ -92,7 +96,11 @@ export class ReauthenticationCodes {
     }
     if ((await this.codes.useCode(user.id, code, 'reauthentication')) === 'used') return;
     await this.backoff.failed(user.email);
-    await this.audit.recordAlone('email_code_failed', user.id, client);
+    await this.events.signalAlone({
+      type: 'email_code.failed',
+      userId: user.id,
+      origin: { client },
+    });
     // Answered as a wrong code of the authenticator app is.
     throw new AppException('INVALID_MFA_CODE');
   }

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
@@ -33,7 +33,7 @@ export class EmailLinksService {
     private readonly cap: MailRecipientCap,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly sso: SsoRequirement,
   ) {}
 
@@ -73,7 +73,11 @@ export class EmailLinksService {
     const token = await this.mailToken(user, 'password_reset', url, client);
     await this.database.transaction(async (manager) => {
       await this.tokens.retireOlder(manager, user.id, 'password_reset', token);
-      await this.audit.record(manager, 'password_reset_requested', user.id, client, { actorId });
+      await this.events.signal(manager, {
+        type: 'password_reset.requested',
+        userId: user.id,
+        origin: { client, actorId },
+      });
     });
   }
 

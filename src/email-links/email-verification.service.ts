@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
@@ -17,7 +17,7 @@ export class EmailVerification {
     private readonly users: UsersService,
     private readonly tokens: VerificationTokensService,
     private readonly applicationUrls: ApplicationUrlPolicy,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly mailboxProof: MailboxProof,
     private readonly flows: EmailLinksService,
   ) {}
@@ -35,8 +35,13 @@ export class EmailVerification {
       const userId = row.userId;
       const before = await this.users.requireIn(manager, userId);
       await this.mailboxProof.proven(manager, userId, before.emailVerified, client);
-      await this.audit.record(manager, 'email_verified', userId, client);
-      return this.users.markEmailVerified(manager, userId);
+      const user = await this.users.markEmailVerified(manager, userId);
+      await this.events.publish(manager, {
+        type: 'user.email_verified',
+        data: { user },
+        origin: { client },
+      });
+      return user;
     });
     return { user, redirectUrl };
   }

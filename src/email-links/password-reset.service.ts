@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { IDENTITY_PASSWORD_MESSAGE, matchesIdentity } from '../common/validation/password-rules';
 import { Database } from '../database/database.service';
 import { PasswordHasher } from '../auth/hashing/password-hasher.service';
 import { MailboxProof } from '../auth/mailbox-proof.service';
-import { PasswordChangedNotice } from '../mail/password-changed-notice.service';
 import { SsoRequirement } from '../auth/sso-requirement';
 import { SessionsService } from '../sessions/sessions.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
@@ -22,8 +21,7 @@ export class PasswordReset {
     private readonly tokens: VerificationTokensService,
     private readonly sessions: SessionsService,
     private readonly hasher: PasswordHasher,
-    private readonly audit: AuditTrail,
-    private readonly passwordChanged: PasswordChangedNotice,
+    private readonly events: DomainEvents,
     private readonly mailboxProof: MailboxProof,
     private readonly sso: SsoRequirement,
     private readonly flows: EmailLinksService,
@@ -39,7 +37,7 @@ export class PasswordReset {
    */
   async resetPassword(token: string, newPassword: string, client?: ClientInfo): Promise<void> {
     const passwordHash = await this.hasher.hash(newPassword);
-    const user = await this.database.transaction(async (manager) => {
+    await this.database.transaction(async (manager) => {
       const { row, refusal } = await this.tokens.consume(manager, token, 'password_reset');
       if (!row) throw await this.flows.refusedLink(manager, refusal, 'password_reset');
       const userId = row.userId;
@@ -59,11 +57,21 @@ export class PasswordReset {
       // An email change asked for with the old password must not outlive it: whoever knew that
       // password could otherwise move the account to their address after the owner's reset.
       await this.tokens.retireOlder(manager, userId, 'email_change');
-      await this.sessions.endAll(userId, manager);
-      await this.audit.record(manager, 'password_changed', userId, client);
-      return this.users.requireIn(manager, userId);
+      const ended = await this.sessions.endAll(userId, manager);
+      const user = await this.users.requireIn(manager, userId);
+      if (ended.length > 0) {
+        await this.events.publish(manager, {
+          type: 'session.revoked',
+          data: { userId, sessions: ended.map((id) => ({ id })), reason: 'password_changed' },
+          origin: { client },
+        });
+      }
+      // Whoever reset it holds the inbox; if that is not the owner, the notice tells them.
+      await this.events.publish(manager, {
+        type: 'user.password_changed',
+        data: { user, how: 'reset' },
+        origin: { client },
+      });
     });
-    // Whoever reset it holds the inbox; if that is not the owner, this is how they learn of it.
-    await this.passwordChanged.send(user, client);
   }
 }

@@ -71,16 +71,37 @@ export interface DomainEventData {
   /** `changes`: the fields that changed (`name`, `picture`, `username`, `role`, `disabled`). */
   'user.updated': { user: User; changes: string[] };
   'user.email_changed': { user: User; previousEmail: string; undone?: boolean };
-  'user.password_changed': { user: User; how: 'change' | 'reset' | 'admin_reset' | 'set' };
+  /**
+   * `removed`: the first proof of the mailbox removed a password set before it. `session`: the
+   * caller's new session, when the change gave one (every other ended).
+   */
+  'user.password_changed': {
+    user: User;
+    how: 'change' | 'reset' | 'admin_reset' | 'set' | 'removed';
+    session?: Required<SessionRef>;
+  };
   'user.deleted': { user: User };
   'session.created': { user: User; session: Required<SessionRef> };
-  /** One event per action: `sessions` lists every session the action ended. */
-  'session.revoked': { userId: string; sessions: SessionRef[]; reason: SessionEndReason };
+  /**
+   * One event per action: `sessions` lists every session the action ended. `everySession`: the
+   * action ended all of the user's sessions and access tokens at once (a logout of every device).
+   */
+  'session.revoked': {
+    userId: string;
+    sessions: SessionRef[];
+    reason: SessionEndReason;
+    everySession?: boolean;
+  };
   'mfa.enabled': { user: User };
   'mfa.disabled': { user: User };
   'passkey.added': { user: User; passkey: { id: string; name: string } };
   'passkey.removed': { user: User; passkey: { id: string; name: string } };
-  'identity.linked': { user: User; identity: { id: string; provider: string } };
+  /** `accountCreated`: the identity's first sign-in made the account (with `user.created`). */
+  'identity.linked': {
+    user: User;
+    identity: { id: string; provider: string };
+    accountCreated?: boolean;
+  };
   'identity.unlinked': { user: User; identity: { id: string; provider: string } };
   'organization.created': { organization: OrganizationRef; userId: string };
   'organization.updated': { organization: OrganizationRef; changes: string[] };
@@ -119,3 +140,39 @@ export type DomainEvent = {
 }[DomainEventType];
 
 export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
+
+/**
+ * What the audit trail and the metrics record that is no change of state (a failed attempt, a
+ * code mailed, a step-up): internal, carried by the same bus to its own subscribers, and never
+ * delivered to webhooks. Named `area.past_tense` as the events are; a name may be added freely.
+ */
+export const SECURITY_SIGNAL_TYPES = [
+  'login.failed',
+  'password_reset.requested',
+  'email_change.requested',
+  'mfa.failed',
+  'mfa.recovery_codes_generated',
+  'mfa.recovery_code_used',
+  'session.reauthenticated',
+  'passkey.renamed',
+  'passkey.failed',
+  'passkey.counter_rejected',
+  'email_code.requested',
+  'email_code.failed',
+  'federation.failed',
+] as const;
+
+export type SecuritySignalType = (typeof SECURITY_SIGNAL_TYPES)[number];
+
+/**
+ * `userId`: the account concerned, null when none is known (a failed login with an unknown
+ * address); `user`, when the publisher holds it (a notice needs the address); `sessionId`: the
+ * session it concerns, if one (a step-up).
+ */
+export interface SecuritySignal {
+  type: SecuritySignalType;
+  userId: string | null;
+  user?: User;
+  sessionId?: string;
+  origin?: EventOrigin;
+}

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
-import { AuditTrail } from '../audit/audit-trail.service';
-import { AfterAnswer } from '../mail/after-answer.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -11,12 +10,10 @@ import {
 } from '../linked-identities/linked-identities.service';
 import { BlockingHooks } from '../hooks/blocking-hooks';
 import { IDENTITY_PROVIDER } from '../linked-identities/identity-provider.way-in';
-import { MailService } from '../mail/mail.service';
 import { USERNAME_PATTERN, cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, UsersService } from '../users/users.service';
 import { Flow } from './provider-flow-states.service';
-import { ProviderClients } from './provider-clients.service';
 import { ProviderProfile } from './provider-profile';
 
 const USERNAME_TRIES = 5;
@@ -31,10 +28,7 @@ export class IdentityAccounts {
     private readonly identities: LinkedIdentitiesService,
     private readonly users: UsersService,
     private readonly database: Database,
-    private readonly audit: AuditTrail,
-    private readonly mail: MailService,
-    private readonly afterAnswer: AfterAnswer,
-    private readonly providers: ProviderClients,
+    private readonly events: DomainEvents,
     private readonly hooks: BlockingHooks,
   ) {}
 
@@ -44,7 +38,7 @@ export class IdentityAccounts {
    */
   async link(flow: Flow, profile: ProviderProfile, client: ClientInfo): Promise<void> {
     const userId = flow.userId!;
-    const linked = await this.database.transaction(async (manager) => {
+    await this.database.transaction(async (manager) => {
       // Held to the commit: a reset's ending of the sessions comes before or after, not amid.
       const user = await this.users.findForUpdate(manager, userId);
       if (!user || user.disabledAt) throw new AppException('INVALID_TOKEN');
@@ -52,33 +46,18 @@ export class IdentityAccounts {
       // that asked for it may be a thief's, cut off by the owner, who must not find its
       // identity linked.
       if (user.tokenVersion !== flow.tokenVersion) throw new AppException('INVALID_TOKEN');
-      await this.identities.link(manager, {
+      const identity = await this.identities.link(manager, {
         userId,
         provider: flow.provider,
         subject: profile.subject,
         email: profile.email,
       });
-      await this.audit.record(manager, 'identity_linked', userId, client);
-      return user;
+      await this.events.publish(manager, {
+        type: 'identity.linked',
+        data: { user, identity: { id: identity.id, provider: identity.provider } },
+        origin: { client },
+      });
     });
-    this.linkedNotice(linked, flow.provider, client);
-  }
-
-  /**
-   * Tells the owner, at the account's address, after the answer: a new way into the account
-   * they did not add is how a stolen session shows. A mail that fails is logged, the link stands.
-   */
-  private linkedNotice(user: User, providerId: string, client: ClientInfo): void {
-    const { provider } = this.providers.get(providerId);
-    this.afterAnswer.run('An identity-linked notice', client, () =>
-      this.mail.sendIdentityLinkedNotice({
-        to: user.email,
-        username: user.username,
-        at: new Date(),
-        ip: client.ip,
-        providerName: provider.name,
-      }),
-    );
   }
 
   /**
@@ -106,14 +85,22 @@ export class IdentityAccounts {
           const user = profile.emailVerified
             ? await this.users.markEmailVerified(manager, created.id)
             : created;
-          await this.identities.link(manager, {
+          const identity = await this.identities.link(manager, {
             userId: user.id,
             provider,
             subject: profile.subject,
             email,
           });
-          await this.audit.record(manager, 'registered', user.id, client);
-          await this.audit.record(manager, 'identity_linked', user.id, client);
+          await this.events.publish(manager, {
+            type: 'user.created',
+            data: { user, method: provider },
+            origin: { client },
+          });
+          await this.events.publish(manager, {
+            type: 'identity.linked',
+            data: { user, identity: { id: identity.id, provider }, accountCreated: true },
+            origin: { client },
+          });
           return user;
         });
       } catch (error) {

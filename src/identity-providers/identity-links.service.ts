@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { SignInMethodRegistry } from '../auth/sign-in-methods.registry';
 import { LinkedIdentitiesService } from '../linked-identities/linked-identities.service';
 import { UserIdentity } from '../linked-identities/user-identity.entity';
+import { UsersService } from '../users/users.service';
 
 /** The signed-in user's linked identities: listed, and unlinked while another way in remains. */
 @Injectable()
@@ -14,7 +15,8 @@ export class IdentityLinks {
     private readonly identities: LinkedIdentitiesService,
     private readonly waysIn: SignInMethodRegistry,
     private readonly database: Database,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
+    private readonly users: UsersService,
   ) {}
 
   list(userId: string): Promise<UserIdentity[]> {
@@ -35,8 +37,16 @@ export class IdentityLinks {
         throw new AppException('IDENTITY_NOT_FOUND');
       }
       held.refuseRemoving();
+      const identity = linked.find((held) => held.provider === provider)!;
       await this.identities.unlink(manager, userId, provider);
-      await this.audit.record(manager, 'identity_unlinked', userId, client);
+      await this.events.publish(manager, {
+        type: 'identity.unlinked',
+        data: {
+          user: await this.users.requireIn(manager, userId),
+          identity: { id: identity.id, provider },
+        },
+        origin: { client },
+      });
     });
   }
 }

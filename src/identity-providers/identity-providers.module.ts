@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { ConfigSectionsModule } from '../config/config.module';
@@ -18,6 +18,7 @@ import { IdentityProvidersController } from './identity-providers.controller';
 import { FlowCookie } from './flow-cookie';
 import { LinkedIdentitiesController } from './linked-identities.controller';
 import { IdentityAccounts } from './identity-accounts.service';
+import { IdentityLinkedNotice } from './identity-linked-notice.service';
 import { IdentityLinks } from './identity-links.service';
 import { ProviderClients } from './provider-clients.service';
 import { ProviderStepUpController } from './provider-step-up.controller';
@@ -31,7 +32,7 @@ import { ProviderStepUp } from './provider-step-up.service';
 @Module({
   imports: [
     SignInPoliciesModule,
-    AuditModule,
+    EventsModule,
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,
@@ -49,6 +50,7 @@ import { ProviderStepUp } from './provider-step-up.service';
     ProviderFlowStates,
     FlowCookie,
     IdentityAccounts,
+    IdentityLinkedNotice,
     IdentityLinks,
     ProviderClients,
     ProviderStepUp,

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AuthService, PendingSecondFactor, Session } from '../auth/auth.service';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { isAcceptedAddress } from '../common/validation/email-address';
@@ -64,7 +64,7 @@ export class ProviderSignIn {
     private readonly users: UsersService,
     private readonly auth: AuthService,
     private readonly applicationUrls: ApplicationUrlPolicy,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly metrics: Metrics,
     private readonly stepUps: ProviderStepUp,
     private readonly accounts: IdentityAccounts,
@@ -135,7 +135,11 @@ export class ProviderSignIn {
     const redirectTo = flow.redirectTo;
     const refused = async (error: RedirectError, detail: string): Promise<CallbackOutcome> => {
       this.logger.warn({ requestId: client.requestId, msg: `${flow.provider}: ${detail}` });
-      await this.audit.recordAlone('federation_failed', flow.userId, client);
+      await this.events.signalAlone({
+        type: 'federation.failed',
+        userId: flow.userId,
+        origin: { client },
+      });
       return { kind: 'error', redirectTo, error };
     };
     let profile: ProviderProfile;

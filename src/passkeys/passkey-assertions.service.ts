@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { Repository } from 'typeorm';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -43,7 +43,7 @@ export class PasskeyAssertions {
     private readonly database: Database,
     private readonly challenges: WebAuthnChallenges,
     private readonly relyingParty: RelyingParty,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly metrics: Metrics,
   ) {}
 
@@ -169,11 +169,11 @@ export class PasskeyAssertions {
     const clone = error.reason === 'counter';
     this.metrics.passkey(ceremony, clone ? 'counter_rejected' : 'failed');
     if (userId !== null) {
-      await this.audit.recordAlone(
-        clone ? 'passkey_counter_rejected' : 'passkey_failed',
+      await this.events.signalAlone({
+        type: clone ? 'passkey.counter_rejected' : 'passkey.failed',
         userId,
-        client,
-      );
+        origin: { client },
+      });
     }
     throw new AppException('INVALID_PASSKEY');
   }

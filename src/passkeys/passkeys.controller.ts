@@ -134,7 +134,7 @@ export class PasskeysController {
     @Param('id') id: string,
     @Client() client: ClientInfo,
   ): Promise<Envelope> {
-    await this.passkeys.remove(user.id, id, client);
+    await this.passkeys.remove(user, id, client);
     return ok('Passkey removed');
   }
 }

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
@@ -30,7 +30,7 @@ import { WebAuthnChallenges } from './webauthn-challenges.service';
 @Module({
   imports: [
     SignInPoliciesModule,
-    AuditModule,
+    EventsModule,
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { randomBytes } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
@@ -40,7 +40,7 @@ export class PasskeysService {
     private readonly database: Database,
     private readonly challenges: WebAuthnChallenges,
     private readonly relyingParty: RelyingParty,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly metrics: Metrics,
     private readonly sso: SsoRequirement,
     private readonly waysIn: SignInMethodRegistry,
@@ -114,14 +114,17 @@ export class PasskeysService {
           throw new CeremonyRefused('invalid', 'credential registered already');
         }
         await rows.insert(row);
-        await this.audit.record(manager, 'passkey_registered', user.id, client);
+        await this.events.publish(manager, {
+          type: 'passkey.added',
+          data: { user, passkey: { id: row.id, name: row.name } },
+          origin: { client },
+        });
         return row;
       });
     } catch (error) {
       if (!(error instanceof CeremonyRefused)) throw error;
       return this.refused(error, user.id, client);
     }
-    this.metrics.passkey('registration', 'ok');
     return passkey;
   }
 
@@ -132,7 +135,11 @@ export class PasskeysService {
       if (!passkey) throw new AppException('PASSKEY_NOT_FOUND');
       passkey.name = cleanPasskeyName(name);
       await rows.update({ id, userId }, { name: passkey.name });
-      await this.audit.record(manager, 'passkey_renamed', userId, client);
+      await this.events.signal(manager, {
+        type: 'passkey.renamed',
+        userId,
+        origin: { client },
+      });
       return passkey;
     });
   }
@@ -144,14 +151,20 @@ export class PasskeysService {
    * identity's unlinking locks them, so two removals of an account's last two ways in run one
    * after the other and the second sees one left.
    */
-  async remove(userId: string, id: string, client: ClientInfo): Promise<void> {
+  async remove(user: User, id: string, client: ClientInfo): Promise<void> {
+    const userId = user.id;
     await this.database.transaction(async (manager) => {
       const held = await this.waysIn.lockHeld(manager, userId);
       const rows = manager.withRepository(this.passkeys);
-      if (!(await rows.existsBy({ id, userId }))) throw new AppException('PASSKEY_NOT_FOUND');
+      const passkey = await rows.findOneBy({ id, userId });
+      if (!passkey) throw new AppException('PASSKEY_NOT_FOUND');
       held.refuseRemoving();
       await rows.delete({ id, userId });
-      await this.audit.record(manager, 'passkey_deleted', userId, client);
+      await this.events.publish(manager, {
+        type: 'passkey.removed',
+        data: { user, passkey: { id, name: passkey.name } },
+        origin: { client },
+      });
     });
   }
 
@@ -178,7 +191,7 @@ export class PasskeysService {
       msg: `A passkey registration of ${userId} was refused: ${error.detail}`,
     });
     this.metrics.passkey('registration', 'failed');
-    await this.audit.recordAlone('passkey_failed', userId, client);
+    await this.events.signalAlone({ type: 'passkey.failed', userId, origin: { client } });
     throw new AppException('INVALID_PASSKEY');
   }
 }

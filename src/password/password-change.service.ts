@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { PasswordHasher } from '../auth/hashing/password-hasher.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
@@ -13,7 +13,6 @@ import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { CurrentPassword } from '../auth/current-password.service';
 import { PASSWORD_AMR } from './password.way-in';
-import { PasswordChangedNotice } from '../mail/password-changed-notice.service';
 
 export interface PasswordChanged {
   user: User;
@@ -36,8 +35,7 @@ export class PasswordChangeService {
     private readonly accessTokens: AccessTokensService,
     private readonly sessions: SessionsService,
     private readonly verificationTokens: VerificationTokensService,
-    private readonly notice: PasswordChangedNotice,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly sso: SsoRequirement,
   ) {}
 
@@ -67,7 +65,7 @@ export class PasswordChangeService {
       if (hash === undefined) throw new AppException('INVALID_TOKEN');
       if (hash !== stored.passwordHash) throw new AppException('INVALID_PASSWORD');
       // Sessions first, then the user row, as in every revocation, then the new session.
-      await this.sessions.endAll(userId, manager);
+      const ended = await this.sessions.endAll(userId, manager);
       await this.users.setPasswordHash(manager, userId, passwordHash);
       // Disabled meanwhile (the row is held now): no new session for it; the rollback keeps
       // the password and sessions as the administrator left them.
@@ -80,17 +78,27 @@ export class PasswordChangeService {
       await this.verificationTokens.retireOlder(manager, userId, 'email_change');
       // The caller proved the password just now: a session authenticated by it.
       const refresh = await this.sessions.start(manager, userId, PASSWORD_AMR, client);
-      await this.audit.record(manager, 'password_changed', userId, client, {
-        sessionId: refresh.family,
-      });
       const user = await this.users.requireIn(manager, userId);
+      const origin = { client };
+      if (ended.length > 0) {
+        await this.events.publish(manager, {
+          type: 'session.revoked',
+          data: { userId, sessions: ended.map((id) => ({ id })), reason: 'password_changed' },
+          origin,
+        });
+      }
+      // The caller's new session comes with the change (not a sign-in); the notice follows it.
+      const session = { id: refresh.family, amr: [...refresh.auth.methods] };
+      await this.events.publish(manager, {
+        type: 'user.password_changed',
+        data: { user, how: 'change', session },
+        origin,
+      });
       return { user, refresh };
     });
     const { user, refresh } = changed;
-    await this.notice.send(user, client);
-    // After the notice: the password has changed even if a custom_access_token hook refuses.
+    // The password has changed even if a custom_access_token hook refuses the new session's token.
     const issued = this.accessTokens.sessionTokens(user, refresh);
-    const tokens = issued instanceof Promise ? await issued : issued;
-    return { user, tokens };
+    return { user, tokens: issued instanceof Promise ? await issued : issued };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { SsoRequirement } from '../auth/sso-requirement';
@@ -18,7 +18,7 @@ export class PasswordLogin {
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly backoff: LoginBackoff,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly sso: SsoRequirement,
   ) {}
 
@@ -39,12 +39,16 @@ export class PasswordLogin {
     const valid = await this.hasher.verify(input.password, user?.passwordHash);
     if (!user || !valid) {
       await this.backoff.failed(input.email);
-      await this.audit.recordAlone('login_failed', user?.id ?? null, client);
+      await this.events.signalAlone({
+        type: 'login.failed',
+        userId: user?.id ?? null,
+        origin: { client },
+      });
       throw new AppException('LOGIN_FAILED');
     }
     // Said only to whoever knows the password: a guesser learns nothing from a disabled account.
     if (user.disabledAt) {
-      await this.audit.recordAlone('login_failed', user.id, client);
+      await this.events.signalAlone({ type: 'login.failed', userId: user.id, origin: { client } });
       throw new AppException('ACCOUNT_DISABLED');
     }
     return this.auth.firstStepPassed(user, { method: PASSWORD }, client, input.email);

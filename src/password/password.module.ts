@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { CredentialsModule } from '../auth/credentials.module';
@@ -28,7 +28,7 @@ import { RegistrationService } from './registration.service';
   imports: [
     SignInPoliciesModule,
     CredentialsModule,
-    AuditModule,
+    EventsModule,
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig, SecurityConfig } from '../config/config.sections';
@@ -34,7 +34,7 @@ export class RegistrationService {
     private readonly verificationTokens: VerificationTokensService,
     private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly sso: SsoRequirement,
     private readonly mails: RegistrationMails,
     security: SecurityConfig,
@@ -65,7 +65,11 @@ export class RegistrationService {
     try {
       created = await this.database.transaction(async (manager) => {
         const user = await this.users.create(manager, { ...input, passwordHash });
-        await this.audit.record(manager, 'registered', user.id, client);
+        await this.events.publish(manager, {
+          type: 'user.created',
+          data: { user, method: 'password' },
+          origin: { client },
+        });
         const token = await this.verificationTokens.issue(
           manager,
           user.id,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Metrics } from '../metrics/metrics.service';
@@ -21,7 +21,7 @@ export class SecondFactorCodes {
   constructor(
     private readonly mfa: SecondFactorService,
     private readonly backoff: LoginBackoff,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly metrics: Metrics,
   ) {}
 
@@ -63,7 +63,7 @@ export class SecondFactorCodes {
 
   private async refused(user: User, client: ClientInfo): Promise<never> {
     await this.backoff.failed(user.email);
-    await this.audit.recordAlone('mfa_failed', user.id, client);
+    await this.events.signalAlone({ type: 'mfa.failed', userId: user.id, origin: { client } });
     throw invalidCode();
   }
 }

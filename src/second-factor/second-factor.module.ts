@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { AuthModule } from '../auth/auth.module';
 import { CredentialsModule } from '../auth/credentials.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
@@ -25,7 +25,7 @@ import { UserSecondFactor } from './user-second-factor.entity';
 @Module({
   imports: [
     CredentialsModule,
-    AuditModule,
+    EventsModule,
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,

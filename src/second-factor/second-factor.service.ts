@@ -1,13 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { toString as qrSvg } from 'qrcode';
 import { EntityManager, IsNull, Repository } from 'typeorm';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { AppConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
-import { MailDeliveryError, MailService, MfaNotice } from '../mail/mail.service';
 import { User } from '../users/user.entity';
 import { RECOVERY_CODES, newRecoveryCode, recoveryCodeHash } from './recovery-codes';
 import { RecoveryCode } from './recovery-code.entity';
@@ -40,16 +39,13 @@ export type SecondFactorMethod = 'totp' | 'recovery_code';
  */
 @Injectable()
 export class SecondFactorService {
-  private readonly logger = new Logger(SecondFactorService.name);
-
   constructor(
     @InjectRepository(UserSecondFactor) private readonly factors: Repository<UserSecondFactor>,
     @InjectRepository(RecoveryCode) private readonly codes: Repository<RecoveryCode>,
     private readonly database: Database,
     private readonly box: SecretBox,
     private readonly app: AppConfig,
-    private readonly mail: MailService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
   ) {}
 
   async status(userId: string): Promise<SecondFactorStatus> {
@@ -138,10 +134,13 @@ export class SecondFactorService {
         },
       );
       const codes = await this.replaceRecoveryCodes(manager, user.id);
-      await this.audit.record(manager, 'mfa_enabled', user.id, client);
+      await this.events.publish(manager, {
+        type: 'mfa.enabled',
+        data: { user },
+        origin: { client },
+      });
       return codes;
     });
-    await this.notify('mfa-enabled', user, client);
     return recovery;
   }
 
@@ -150,7 +149,11 @@ export class SecondFactorService {
     return this.database.transaction(async (manager) => {
       if (!(await this.enabledFactor(manager, user.id))) throw notEnabled();
       const codes = await this.replaceRecoveryCodes(manager, user.id);
-      await this.audit.record(manager, 'mfa_recovery_codes_generated', user.id, client);
+      await this.events.signal(manager, {
+        type: 'mfa.recovery_codes_generated',
+        userId: user.id,
+        origin: { client },
+      });
       return codes;
     });
   }
@@ -163,9 +166,12 @@ export class SecondFactorService {
     await this.database.transaction(async (manager) => {
       if (!(await this.enabledFactor(manager, user.id))) throw notEnabled();
       await this.removeAll(manager, user.id);
-      await this.audit.record(manager, 'mfa_disabled', user.id, client, { actorId });
+      await this.events.publish(manager, {
+        type: 'mfa.disabled',
+        data: { user },
+        origin: { client, actorId },
+      });
     });
-    await this.notify('mfa-disabled', user, client);
   }
 
   /**
@@ -201,7 +207,7 @@ export class SecondFactorService {
 
   /** Whether `typed` is one of the user's unused recovery codes, used up now (and mailed). */
   async useRecoveryCode(user: User, typed: string, client: ClientInfo): Promise<boolean> {
-    const used = await this.database.transaction(async (manager) => {
+    return this.database.transaction(async (manager) => {
       const claimed = await manager
         .withRepository(this.codes)
         .update(
@@ -209,11 +215,14 @@ export class SecondFactorService {
           { usedAt: new Date() },
         );
       if (claimed.affected !== 1) return false;
-      await this.audit.record(manager, 'mfa_recovery_code_used', user.id, client);
+      await this.events.signal(manager, {
+        type: 'mfa.recovery_code_used',
+        userId: user.id,
+        user,
+        origin: { client },
+      });
       return true;
     });
-    if (used) await this.notify('recovery-code-used', user, client);
-    return used;
   }
 
   /** An account's removal: its second factor and codes go with it. */
@@ -257,25 +266,6 @@ export class SecondFactorService {
         codes.map((code) => ({ id: recoveryCodeHash(code), userId, createdAt: now, usedAt: null })),
       );
     return codes;
-  }
-
-  /** After the change: a mail that cannot be sent is logged, and the change stands. */
-  private async notify(kind: MfaNotice, user: User, client: ClientInfo): Promise<void> {
-    try {
-      await this.mail.sendMfaNotice(kind, {
-        to: user.email,
-        username: user.username,
-        at: new Date(),
-        ip: client.ip,
-      });
-    } catch (error) {
-      this.logger.warn({
-        requestId: client.requestId,
-        msg: `The ${kind} notice to ${user.id} was not sent (${
-          error instanceof MailDeliveryError ? error.reason : 'unknown error'
-        })`,
-      });
-    }
   }
 }
 

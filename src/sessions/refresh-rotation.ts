@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
-import { AuditTrail } from '../audit/audit-trail.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { JwtConfig } from '../config/config.sections';
@@ -48,7 +48,7 @@ export class RefreshRotation {
     private readonly database: Database,
     private readonly rows: SessionRows,
     private readonly users: UsersService,
-    private readonly audit: AuditTrail,
+    private readonly events: DomainEvents,
     private readonly lifetime: SessionLifetime,
     private readonly metrics: Metrics,
   ) {}
@@ -85,8 +85,8 @@ export class RefreshRotation {
         }
         throw error;
       });
+    // Counted, as reuse_detected, from the event once the revocation has committed.
     if (rotated === STOLEN) {
-      this.metrics.refreshed('reuse_detected');
       throw new AppException('INVALID_TOKEN', { message: REUSED });
     }
     this.metrics.refreshed('ok');
@@ -236,7 +236,11 @@ export class RefreshRotation {
       .withRepository(this.sessions)
       .update({ familyId: claims.fam, revokedAt: IsNull() }, { revokedAt: new Date() });
     await this.users.revokeAccessTokens(manager, claims.sub);
-    await this.audit.record(manager, 'refresh_reuse_detected', claims.sub, client);
+    await this.events.publish(manager, {
+      type: 'session.revoked',
+      data: { userId: claims.sub, sessions: [{ id: claims.fam }], reason: 'reuse_detected' },
+      origin: { client },
+    });
     return STOLEN;
   }
 

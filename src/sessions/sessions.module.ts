@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -20,7 +20,7 @@ import { SessionsService } from './sessions.service';
  */
 @Module({
   imports: [
-    AuditModule,
+    EventsModule,
     ConfigSectionsModule,
     DatabaseModule,
     MetricsModule,

@@ -141,14 +141,17 @@ export class SessionsService {
 
   /**
    * Every session of the user, and every access token (the token version moves), on every
-   * device: logout, a password reset or change, an administrator's action.
+   * device: logout, a password reset or change, an administrator's action. Returns the ids of
+   * the live sessions it ended.
    */
-  endAll(userId: string, manager?: EntityManager): Promise<void> {
+  endAll(userId: string, manager?: EntityManager): Promise<string[]> {
     const work = async (em: EntityManager) => {
+      const live = await this.liveFamilies(em, userId);
       await em
         .withRepository(this.sessions)
         .update({ userId, revokedAt: IsNull() }, { revokedAt: new Date() });
       await this.users.revokeAccessTokens(em, userId);
+      return live;
     };
     return manager ? work(manager) : this.database.transaction(work);
   }
@@ -169,9 +172,24 @@ export class SessionsService {
     return this.endFamilies(manager, userId, { familyId: Not(keepFamilyId) });
   }
 
-  /** An account's removal: its sessions' rows go, before the user row (the same lock order). */
-  async deleteAllOf(manager: EntityManager, userId: string): Promise<void> {
+  /**
+   * An account's removal: its sessions' rows go, before the user row (the same lock order).
+   * Returns the ids of the live ones among them.
+   */
+  async deleteAllOf(manager: EntityManager, userId: string): Promise<string[]> {
+    const live = await this.liveFamilies(manager, userId);
     await manager.withRepository(this.sessions).delete({ userId });
+    return live;
+  }
+
+  /** The user's live sessions (their current tokens held, as a revocation holds them). */
+  private async liveFamilies(manager: EntityManager, userId: string): Promise<string[]> {
+    const current = await manager.withRepository(this.sessions).find({
+      select: { id: true, familyId: true },
+      where: { userId, revokedAt: IsNull(), rotatedAt: IsNull(), expiresAt: MoreThan(new Date()) },
+      lock: this.database.rowLock,
+    });
+    return [...new Set(current.map((row) => row.familyId))];
   }
 
   private async endFamilies(
