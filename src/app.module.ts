@@ -21,6 +21,7 @@ import { PasskeysModule } from './passkeys/passkeys.module';
 import { PasswordModule } from './password/password.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The whole service. Configuration is read and validated while the app is built (ConfigSource:
@@ -44,6 +45,7 @@ import { AccountModule } from './account/account.module';
     FederationModule,
     AccountRemovalModule,
     AdminModule,
+    WebhooksModule,
     HealthModule,
     MetricsModule,
     JwksModule,

@@ -18,6 +18,7 @@ import { IdentityProviders1764806400000 } from './migrations/1764806400000-ident
 import { Reauthentication1764892800000 } from './migrations/1764892800000-reauthentication';
 import { SealedFederationFlows1764979200000 } from './migrations/1764979200000-sealed-federation-flows';
 import { UserListingIndexes1765065600000 } from './migrations/1765065600000-user-listing-indexes';
+import { Webhooks1765152000000 } from './migrations/1765152000000-webhooks';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   Reauthentication1764892800000,
   SealedFederationFlows1764979200000,
   UserListingIndexes1765065600000,
+  Webhooks1765152000000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module';
 import { SignInMethodsModule } from '../auth/sign-in-methods.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { EventsModule } from '../events/events.module';
 import { MailModule } from '../mail/mail.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -27,6 +28,7 @@ import { RegistrationService } from './registration.service';
     AuthModule,
     ConfigSectionsModule,
     DatabaseModule,
+    EventsModule,
     MailModule,
     SessionsModule,
     SignInMethodsModule,

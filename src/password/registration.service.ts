@@ -4,6 +4,7 @@ import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig, SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { SsoRequirement } from '../auth/sso-requirement';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
@@ -37,6 +38,7 @@ export class RegistrationService {
     private readonly audit: AuditTrail,
     private readonly sso: SsoRequirement,
     private readonly mails: RegistrationMails,
+    private readonly events: DomainEvents,
     security: SecurityConfig,
   ) {
     this.hideAccounts = security.accountEnumerationProtection;
@@ -66,6 +68,11 @@ export class RegistrationService {
       created = await this.database.transaction(async (manager) => {
         const user = await this.users.create(manager, { ...input, passwordHash });
         await this.audit.record(manager, 'registered', user.id, client);
+        await this.events.publish(manager, {
+          type: 'user.created',
+          data: { user, method: 'password' },
+          origin: { client },
+        });
         const token = await this.verificationTokens.issue(
           manager,
           user.id,

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { EventsModule } from '../events/events.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -23,6 +24,7 @@ import { SessionsService } from './sessions.service';
     AuditModule,
     ConfigSectionsModule,
     DatabaseModule,
+    EventsModule,
     MetricsModule,
     TokensModule,
     UsersModule,

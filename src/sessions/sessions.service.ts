@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager, FindOperator, In, IsNull, MoreThan, Not, Repository } from 'typeorm';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
+import { DomainEvents } from '../events/domain-events.service';
 import { hashToken, randomToken } from '../tokens/token-hash';
 import { UsersService } from '../users/users.service';
 import { IssuedRefreshToken, RefreshClaims } from './refresh-claims';
@@ -30,6 +31,7 @@ export class SessionsService {
     private readonly rotation: RefreshRotation,
     private readonly users: UsersService,
     private readonly lifetime: SessionLifetime,
+    private readonly events: DomainEvents,
   ) {}
 
   /**
@@ -37,14 +39,30 @@ export class SessionsService {
    * caller's transaction: the caller has checked whatever authenticated the user, and reads the
    * user under the same transaction to sign its access token.
    */
-  start(
+  async start(
     manager: EntityManager,
     userId: string,
     methods: readonly string[],
     client: ClientInfo | undefined,
   ): Promise<IssuedRefreshToken> {
     const auth = { methods, authTime: new Date() };
-    return this.rows.insertFirst(manager, userId, randomUUID(), randomToken(), auth, client);
+    const issued = await this.rows.insertFirst(
+      manager,
+      userId,
+      randomUUID(),
+      randomToken(),
+      auth,
+      client,
+    );
+    await this.events.publish(manager, {
+      type: 'session.created',
+      data: {
+        user: await this.users.requireIn(manager, userId),
+        session: { id: issued.family, amr: [...methods] },
+      },
+      origin: { client },
+    });
+    return issued;
   }
 
   /** The refresh token's successor (see RefreshRotation); a refused token is 401 INVALID_TOKEN. */
