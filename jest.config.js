@@ -21,6 +21,7 @@ const NEEDS_MARIADB = [
   '/test/identity-providers-instances',
   '/test/admin-multi-instance',
   '/test/mail-cap-instances',
+  '/test/webhooks-instances',
 ];
 
 module.exports = {

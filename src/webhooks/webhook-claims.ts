@@ -10,7 +10,7 @@ import { AttemptOutcome } from './webhook-metrics';
 /** Due deliveries one claim looks at. */
 const BATCH = 50;
 /** A claim outlives the attempt's timeout by this much before another worker may take it. */
-const LEASE_MARGIN_MS = 30_000;
+const LEASE_MARGIN_MS = 10_000;
 
 /** A claimed delivery, with what sending it takes: its endpoint and the secrets that sign. */
 export interface Claimed {

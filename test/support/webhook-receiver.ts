@@ -16,8 +16,8 @@ export interface Received {
   at: number;
 }
 
-/** What a path answers: a status at once, or nothing until the test ends (`hang`). */
-export type Behaviour = number | 'hang';
+/** What a path answers: a status (at once, or after `delayMs`), or nothing (`hang`). */
+export type Behaviour = number | 'hang' | { status: number; delayMs: number };
 
 /**
  * A webhook receiver as a team would write one: a plain node:http server on loopback that
@@ -118,6 +118,11 @@ export class WebhookReceiver {
       this.hanging.add(response);
       return;
     }
-    response.writeHead(behaviour, { 'Content-Type': 'text/plain' }).end('ok');
+    if (typeof behaviour === 'object') {
+      await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
+    }
+    const status = typeof behaviour === 'object' ? behaviour.status : behaviour;
+    // A sender killed meanwhile has reset the connection: nothing to answer.
+    if (!response.destroyed) response.writeHead(status, { 'Content-Type': 'text/plain' }).end('ok');
   }
 }
