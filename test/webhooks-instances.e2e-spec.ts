@@ -118,5 +118,7 @@ async function register(service: ServiceProcess, name: string): Promise<void> {
     username: name,
     password: PASSWORD,
   });
-  if (answer.status !== 201) throw new Error(`register ${name}: ${answer.status}`);
+  if (answer.status !== 201) {
+    throw new Error(`register ${name}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  }
 }

@@ -83,54 +83,68 @@ export class WebhookClaims {
   }
 
   /**
-   * The attempt and what follows: `delivered`, the next try after the retry schedule's next
-   * pause, or `failed` past its end. Undefined when the claim was no longer this worker's.
+   * Attempts and what follows each: `delivered`, the next try after the retry schedule's next
+   * pause, or `failed` past its end; undefined for a claim no longer the worker's. Several in one
+   * transaction: a commit (a sync on MariaDB) per batch, not per attempt.
    */
   async record(
+    attempts: ReadonlyArray<{ delivery: Claimed; result: AttemptResult }>,
+    schedule: readonly number[],
+  ): Promise<Array<AttemptOutcome | undefined>> {
+    return this.database.transaction(async (manager) => {
+      const outcomes: Array<AttemptOutcome | undefined> = [];
+      for (const { delivery, result } of attempts) {
+        outcomes.push(await this.recordOne(manager, delivery, result, schedule));
+      }
+      return outcomes;
+    });
+  }
+
+  private async recordOne(
+    manager: EntityManager,
     delivery: Claimed,
     result: AttemptResult,
     schedule: readonly number[],
   ): Promise<AttemptOutcome | undefined> {
-    return this.database.transaction(async (manager) => {
-      const now = new Date();
-      const attempts = delivery.attempts + 1;
-      const pause = schedule[attempts - 1];
-      const outcome: AttemptOutcome =
-        result.error === null ? 'delivered' : pause === undefined ? 'failed' : 'retrying';
-      const date = (value: Date | null) => (value ? this.database.sqlDate(value) : null);
-      const next = outcome === 'retrying' ? new Date(now.getTime() + pause * 1000) : null;
-      const changed = await this.database.write(
-        manager,
-        'UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?,' +
-          ' claim = NULL, last_status_code = ?, last_error = ?, finished_at = ?' +
-          ' WHERE id = ? AND claim = ?',
-        [
-          outcome === 'retrying' ? 'pending' : outcome,
-          attempts,
-          date(next),
-          result.statusCode,
-          result.error?.slice(0, 500) ?? null,
-          outcome === 'retrying' ? null : date(now),
-          delivery.id,
-          delivery.claim,
-        ],
-      );
-      if (changed === 0) return undefined;
-      await this.database.write(
-        manager,
-        'INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, error,' +
-          ' duration_ms) VALUES (?, ?, ?, ?, ?, ?)',
-        [
-          newId('att'),
-          delivery.id,
-          date(now),
-          result.statusCode,
-          result.error?.slice(0, 500) ?? null,
-          Math.round(result.durationMs),
-        ],
-      );
-      return outcome;
-    });
+    const now = new Date();
+    const attempts = delivery.attempts + 1;
+    const pause = schedule[attempts - 1];
+    const outcome: AttemptOutcome =
+      result.error === null ? 'delivered' : pause === undefined ? 'failed' : 'retrying';
+    const date = (value: Date | null) => (value ? this.database.sqlDate(value) : null);
+    const next = outcome === 'retrying' ? new Date(now.getTime() + pause * 1000) : null;
+    const error = result.error?.slice(0, 500) ?? null;
+    const changed = await this.database.write(
+      manager,
+      'UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?,' +
+        ' claim = NULL, last_status_code = ?, last_error = ?, finished_at = ?' +
+        ' WHERE id = ? AND claim = ?',
+      [
+        outcome === 'retrying' ? 'pending' : outcome,
+        attempts,
+        date(next),
+        result.statusCode,
+        error,
+        outcome === 'retrying' ? null : date(now),
+        delivery.id,
+        delivery.claim,
+      ],
+    );
+    if (changed === 0) return undefined;
+    await this.database.write(
+      manager,
+      'INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, error,' +
+        ' duration_ms) VALUES (?, ?, ?, ?, ?, ?)',
+      [
+        newId('att'),
+        delivery.id,
+        date(now),
+        result.statusCode,
+        error,
+        Math.round(result.durationMs),
+      ],
+    );
+    return outcome;
   }
 
   private async load(

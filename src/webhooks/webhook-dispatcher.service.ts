@@ -1,10 +1,16 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, Repository } from 'typeorm';
 import { WebhookConfig } from '../config/config.sections';
 import { PurgeSchedule, purgeInBatches } from '../database/batch-purge';
 import { Database } from '../database/database.service';
-import { Claimed, WebhookClaims } from './webhook-claims';
+import { AttemptResult, Claimed, WebhookClaims } from './webhook-claims';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookMetrics } from './webhook-metrics';
 import { WebhookSender } from './webhook-sender';
@@ -15,6 +21,8 @@ const POLL_MS = 1000;
 const MAX_ROUNDS = 20;
 /** Deliveries of one endpoint in flight at once from one instance. */
 export const PER_ENDPOINT = 8;
+/** Attempts recorded in one transaction at most. */
+const RECORD_BATCH = 100;
 const PURGE_EVERY_MS = 10 * 60_000;
 /** Finished deliveries (and their attempts) stay this long for the log and replays. */
 const KEEP_FINISHED_MS = 7 * 86_400_000;
@@ -24,14 +32,26 @@ const KEEP_FINISHED_MS = 7 * 86_400_000;
  * sends each without waiting for it, at most PER_ENDPOINT of one endpoint at a time, so a
  * receiver that hangs holds only its own deliveries, and no request ever waits on a receiver.
  * A commit that stored deliveries, and each send that ends, wakes the loop at once; otherwise it
- * polls. Stopped on shutdown: sends still in flight are recorded if they can be, and a claim
- * left unrecorded is due again once its lease ends (at least once, never lost).
+ * polls. A shutdown claims nothing more and waits for the sends in flight (each ends within
+ * WEBHOOK_TIMEOUT_MS) to be recorded before the database closes; a claim left unrecorded (a
+ * crash) is due again once its lease ends: at least once, never lost.
  */
 @Injectable()
-export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookDispatcher
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger('Webhooks');
   private readonly purges = new PurgeSchedule(this.logger);
   private readonly inFlight = new Map<string, number>();
+  private readonly sending = new Set<Promise<void>>();
+  private polled: Promise<void> = Promise.resolve();
+  /** Attempts made and not yet recorded, with what each send waits on. */
+  private readonly unrecorded: Array<{
+    delivery: Claimed;
+    result: AttemptResult;
+    done: () => void;
+  }> = [];
+  private recording = false;
   private running = false;
   private polling = false;
   private pollAgain = false;
@@ -52,6 +72,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.purges.every(PURGE_EVERY_MS, () => this.purge());
   }
 
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.purges.stop();
+    await this.polled;
+    while (this.sending.size > 0) await Promise.allSettled([...this.sending]);
+  }
+
   onApplicationShutdown(): void {
     this.running = false;
     clearTimeout(this.timer);
@@ -66,7 +94,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       return;
     }
     clearTimeout(this.timer);
-    void this.poll();
+    this.polling = true;
+    // Sends that end in the same turn of the event loop share one claim.
+    this.polled = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.poll());
   }
 
   /** Finished deliveries older than KEEP_FINISHED_MS; returns how many went. */
@@ -98,22 +128,45 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   private start(delivery: Claimed): void {
     this.inFlight.set(delivery.webhookId, (this.inFlight.get(delivery.webhookId) ?? 0) + 1);
-    void this.deliver(delivery).finally(() => {
+    const sending: Promise<void> = this.deliver(delivery).finally(() => {
+      this.sending.delete(sending);
       const left = (this.inFlight.get(delivery.webhookId) ?? 1) - 1;
       if (left > 0) this.inFlight.set(delivery.webhookId, left);
       else this.inFlight.delete(delivery.webhookId);
       this.wake();
     });
+    this.sending.add(sending);
   }
 
   private async deliver(delivery: Claimed): Promise<void> {
     const result = await this.sender.send(delivery);
+    await new Promise<void>((done) => {
+      this.unrecorded.push({ delivery, result, done });
+      void this.record();
+    });
+  }
+
+  /** The attempts made meanwhile, a batch per transaction, one transaction at a time. */
+  private async record(): Promise<void> {
+    if (this.recording) return;
+    this.recording = true;
     try {
-      const outcome = await this.claims.record(delivery, result, this.config.retrySchedule);
-      if (outcome) this.metrics.attempt(delivery.webhookId, outcome);
-    } catch (error) {
-      // Its lease ends and it is sent again: at least once.
-      this.logger.warn(`Webhook attempt ${delivery.id} not recorded: ${message(error)}`);
+      while (this.unrecorded.length > 0) {
+        const batch = this.unrecorded.splice(0, RECORD_BATCH);
+        try {
+          const outcomes = await this.claims.record(batch, this.config.retrySchedule);
+          outcomes.forEach((outcome, i) => {
+            if (outcome) this.metrics.attempt(batch[i].delivery.webhookId, outcome);
+          });
+        } catch (error) {
+          // Their leases end and they are sent again: at least once.
+          this.logger.warn(`${batch.length} webhook attempts not recorded: ${message(error)}`);
+        } finally {
+          for (const item of batch) item.done();
+        }
+      }
+    } finally {
+      this.recording = false;
     }
   }
 }
