@@ -2,7 +2,9 @@ import { Database } from '../src/database/database.service';
 import { DomainEvents } from '../src/events/domain-events.service';
 import { UserDirectory } from '../src/users/user-directory.service';
 import { User } from '../src/users/user.entity';
+import { WebhookAttempt } from '../src/webhooks/webhook-attempt.entity';
 import { WebhookDelivery } from '../src/webhooks/webhook-delivery.entity';
+import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher.service';
 import {
   LoggedIn,
   expectError,
@@ -351,6 +353,32 @@ describe('webhooks', () => {
         await as(admin).delete(`${HOOKS}/${id}`).expect(200);
       }
     });
+  });
+
+  it('purges finished deliveries and their attempts after 7 days, never a pending one', async () => {
+    const webhook = await endpoint('/purged', ['user.created']);
+    await registerUser(t, uniqueUser('purged'));
+    await receiver.waitFor('/purged', 1);
+    const [delivered] = await eventually(
+      () => deliveries(webhook.id, 'delivered'),
+      (list) => list.length === 1,
+    );
+    const rows = t.dataSource.getRepository(WebhookDelivery);
+    const pending = { ...(await rows.findOneByOrFail({ id: delivered.id as string })) };
+    Object.assign(pending, { id: 'msg_still_pending', status: 'pending', finishedAt: null });
+    pending.nextAttemptAt = new Date(Date.now() + 86_400_000);
+    await rows.insert(pending);
+    const dispatcher = t.app.get(WebhookDispatcher);
+    expect(await dispatcher.purge(new Date(Date.now() + 6 * 86_400_000))).toBe(0);
+    expect(await dispatcher.purge(new Date(Date.now() + 8 * 86_400_000))).toBeGreaterThanOrEqual(1);
+    expect(await rows.findOneBy({ id: delivered.id as string })).toBeNull();
+    expect(
+      await t.dataSource
+        .getRepository(WebhookAttempt)
+        .countBy({ deliveryId: delivered.id as string }),
+    ).toBe(0);
+    expect(await rows.findOneBy({ id: 'msg_still_pending' })).not.toBeNull();
+    await as(admin).delete(`${HOOKS}/${webhook.id}`).expect(200);
   });
 
   it('counts deliveries by outcome and shows the queue in /metrics', async () => {
