@@ -56,21 +56,29 @@ export class WebhookClaims {
         .filter((id) => (inFlight.get(id) ?? 0) < perEndpoint);
       if (open.length === 0) return [];
       const now = new Date();
+      // A plain read: locking the due index's range would also lock the gap the outbox inserts
+      // into, and so hold up the changes of every request until the claim commits.
       const due: Array<{ id: string; webhook_id: string }> = await manager.query(
         'SELECT id, webhook_id FROM webhook_deliveries' +
           ` WHERE status = 'pending' AND next_attempt_at <= ? AND webhook_id IN (${marks(open)})` +
-          ` ORDER BY next_attempt_at LIMIT ${BATCH}${this.skipLocked}`,
+          ` ORDER BY next_attempt_at LIMIT ${BATCH}`,
         [this.database.sqlDate(now), ...open],
       );
       const taken = new Map<string, number>();
-      const picked = due.filter((row) => {
+      // Picked at random among the oldest due: two instances reading the same rows then try
+      // mostly different ones, rather than one of them finding all it picked locked.
+      const picked = shuffled(due).filter((row) => {
         const count = (inFlight.get(row.webhook_id) ?? 0) + (taken.get(row.webhook_id) ?? 0);
         if (count >= perEndpoint) return false;
         taken.set(row.webhook_id, (taken.get(row.webhook_id) ?? 0) + 1);
         return true;
       });
-      if (picked.length === 0) return [];
-      const ids = picked.map((row) => row.id);
+      const ids = await this.lock(
+        manager,
+        picked.map((row) => row.id),
+        now,
+      );
+      if (ids.length === 0) return [];
       const claim = randomUUID();
       const lease = new Date(now.getTime() + this.config.timeoutMs + LEASE_MARGIN_MS);
       await this.database.write(
@@ -183,10 +191,30 @@ export class WebhookClaims {
     });
   }
 
-  /** MariaDB: rows another instance is claiming are passed over, not waited for. */
-  private get skipLocked(): string {
-    return this.database.holdsEventLoop ? '' : ' FOR UPDATE SKIP LOCKED';
+  /**
+   * Of the rows read as due, those still due now, locked by primary key: on MariaDB with `FOR
+   * UPDATE SKIP LOCKED`, so rows another instance is claiming are passed over, not waited for,
+   * and rows it claimed since (their lease moved `next_attempt_at`) are not due any more. SQLite
+   * runs one unit of work at a time: what was read is what is there.
+   */
+  private async lock(manager: EntityManager, ids: string[], now: Date): Promise<string[]> {
+    if (ids.length === 0 || this.database.holdsEventLoop) return ids;
+    const rows: Array<{ id: string }> = await manager.query(
+      `SELECT id FROM webhook_deliveries WHERE id IN (${marks(ids)})` +
+        " AND status = 'pending' AND next_attempt_at <= ? FOR UPDATE SKIP LOCKED",
+      [...ids, this.database.sqlDate(now)],
+    );
+    return rows.map((row) => row.id);
   }
+}
+
+function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
 }
 
 function marks(values: readonly unknown[]): string {

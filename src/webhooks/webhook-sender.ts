@@ -24,15 +24,17 @@ export class WebhookSender {
       error,
       durationMs: performance.now() - started,
     });
+    // One deadline for the address check (a DNS lookup) and the request together.
+    const signal = AbortSignal.timeout(this.config.timeoutMs);
     try {
-      const refused = await this.addresses.refusal(new URL(delivery.url));
+      const refused = await withinSignal(this.addresses.refusal(new URL(delivery.url)), signal);
       if (refused) return result(null, `Not sent: the endpoint ${refused}`);
       const timestamp = Math.floor(Date.now() / 1000);
       const response = await fetch(delivery.url, {
         method: 'POST',
         body: delivery.body,
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.config.timeoutMs),
+        signal,
         headers: {
           'Content-Type': 'application/json',
           'User-Agent': 'auth-service-webhooks',
@@ -53,6 +55,13 @@ export class WebhookSender {
       return result(null, failure(error, this.config.timeoutMs));
     }
   }
+}
+
+function withinSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    work.then(resolve, reject);
+  });
 }
 
 /** Why there was no answer, in words an administrator can act on (no stack, no secret). */
