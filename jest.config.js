@@ -23,6 +23,7 @@ const NEEDS_MARIADB = [
   '/test/admin-multi-instance',
   '/test/mail-cap-instances',
   '/test/organizations-instances',
+  '/test/webhooks-instances',
 ];
 
 module.exports = {

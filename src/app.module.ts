@@ -25,6 +25,7 @@ import { PasswordModule } from './password/password.module';
 import { PlatformCheck } from './platform/platform-check';
 import { AccountModule } from './account/account.module';
 import { OrganizationsModule } from './organizations/organizations.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The whole service. Configuration is read and validated while the app is built (ConfigSource:
@@ -49,6 +50,7 @@ import { OrganizationsModule } from './organizations/organizations.module';
     AccountRemovalModule,
     AdminModule,
     OrganizationsModule,
+    WebhooksModule,
     HealthModule,
     MetricsModule,
     JwksModule,

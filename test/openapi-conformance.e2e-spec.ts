@@ -361,6 +361,29 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
   const MISSING = '/api/v1/admin/users/user_000000000000000000';
 
   type Case = [expected: number, request: () => PromiseLike<Response>];
+  const HOOKS = '/api/v1/admin/webhooks';
+  /** A receiver that is not there: the attempts fail, which these cases do not wait for. */
+  const HOOK_URL = 'http://127.0.0.1:9/hook';
+  const MISSING_HOOK = `${HOOKS}/wh_000000000000000000`;
+  const freshHook = async () => {
+    const created = await asAdmin('post', HOOKS)
+      .send({ url: HOOK_URL, events: ['user.created'] })
+      .expect(201);
+    return `${HOOKS}/${(created.body as { data: { webhook: { id: string } } }).data.webhook.id}`;
+  };
+  /** 401 to nobody, 403 FORBIDDEN to a plain user, 404 for an unknown endpoint, 415 for text. */
+  const hookGuarded = (method: Method, suffix: string, body?: object): Case[] => [
+    [401, () => by(undefined, method, `${MISSING_HOOK}${suffix}`)],
+    [403, () => by(session, method, `${MISSING_HOOK}${suffix}`)],
+    [
+      404,
+      () =>
+        body
+          ? asAdmin(method, `${MISSING_HOOK}${suffix}`).send(body)
+          : asAdmin(method, `${MISSING_HOOK}${suffix}`),
+    ],
+    ...(method === 'get' ? [] : [[415, () => textTo(method, `${MISSING_HOOK}${suffix}`)] as Case]),
+  ];
   /** 401 to nobody, 403 FORBIDDEN to a plain user, 404 for an unknown id, 415 for a text body. */
   const guarded = (method: Method, suffix: string, body?: object): Case[] => [
     [401, () => by(undefined, method, `/api/v1/admin/users/${session.user.id}${suffix}`)],
@@ -683,6 +706,54 @@ describe('OpenAPI conformance: live answers validated against openapi.json (Ajv)
       [200, async () => asAdmin('delete', `/api/v1/admin/users/${await freshUserId()}`)],
       [409, () => asAdmin('delete', `/api/v1/admin/users/${admin.user.id}`)],
       ...guarded('delete', ''),
+    ],
+    'POST /api/v1/admin/webhooks': () => [
+      [201, () => asAdmin('post', HOOKS).send({ url: HOOK_URL, events: ['*'] })],
+      [400, () => asAdmin('post', HOOKS).send({ url: HOOK_URL, events: ['user.exploded'] })],
+      [401, () => by(undefined, 'post', HOOKS).send({ url: HOOK_URL, events: ['*'] })],
+      [403, () => by(session, 'post', HOOKS).send({ url: HOOK_URL, events: ['*'] })],
+      [415, () => textTo('post', HOOKS)],
+    ],
+    'GET /api/v1/admin/webhooks': () => [
+      [200, () => asAdmin('get', HOOKS)],
+      [401, () => http().get(HOOKS)],
+      [403, () => bearer(http().get(HOOKS))],
+    ],
+    'PATCH /api/v1/admin/webhooks/{id}': () => [
+      [200, async () => asAdmin('patch', await freshHook()).send({ enabled: false })],
+      [400, async () => asAdmin('patch', await freshHook()).send({ events: [] })],
+      ...hookGuarded('patch', '', { enabled: true }),
+    ],
+    'DELETE /api/v1/admin/webhooks/{id}': () => [
+      [200, async () => asAdmin('delete', await freshHook())],
+      ...hookGuarded('delete', ''),
+    ],
+    'POST /api/v1/admin/webhooks/{id}/rotate-secret': () => [
+      [200, async () => asAdmin('post', `${await freshHook()}/rotate-secret`)],
+      ...hookGuarded('post', '/rotate-secret'),
+    ],
+    'POST /api/v1/admin/webhooks/{id}/test': () => [
+      [202, async () => asAdmin('post', `${await freshHook()}/test`)],
+      ...hookGuarded('post', '/test'),
+    ],
+    'GET /api/v1/admin/webhooks/{id}/deliveries': () => [
+      [200, async () => asAdmin('get', `${await freshHook()}/deliveries?status=pending`)],
+      [400, async () => asAdmin('get', `${await freshHook()}/deliveries?status=lost`)],
+      ...hookGuarded('get', '/deliveries'),
+    ],
+    'POST /api/v1/admin/webhooks/{id}/deliveries/{delivery_id}/retry': () => [
+      [
+        200,
+        async () => {
+          const hook = await freshHook();
+          await asAdmin('post', `${hook}/test`).expect(202);
+          const log = await asAdmin('get', `${hook}/deliveries`).expect(200);
+          const [delivery] = (log.body as { data: { deliveries: Array<{ id: string }> } }).data
+            .deliveries;
+          return asAdmin('post', `${hook}/deliveries/${delivery.id}/retry`);
+        },
+      ],
+      ...hookGuarded('post', '/deliveries/msg_000000000000000000/retry'),
     ],
     'GET /api/v1/users/me/sessions': () => [
       [200, () => bearer(http().get('/api/v1/users/me/sessions'))],

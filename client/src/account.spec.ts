@@ -177,4 +177,31 @@ describe('AuthClient.admin', () => {
       'DELETE /admin/users/user%2F1 null',
     ]);
   });
+
+  it('sends each webhook call to its route', async () => {
+    const { fetch, seen } = recording(() => ok({}));
+    const [{ auth }] = tabs(fetch, 1);
+
+    await auth.admin.createWebhook({ url: 'https://hooks.example/a', events: ['*'] });
+    await auth.admin.listWebhooks();
+    await auth.admin.updateWebhook('wh_1', { enabled: false });
+    await auth.admin.rotateWebhookSecret('wh_1');
+    await auth.admin.testWebhook('wh_1');
+    await auth.admin.listWebhookDeliveries('wh_1');
+    await auth.admin.listWebhookDeliveries('wh_1', 'failed');
+    await auth.admin.retryWebhookDelivery('wh_1', 'msg_1');
+    await auth.admin.deleteWebhook('wh/1');
+
+    expect(seen.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body)}`)).toEqual([
+      'POST /admin/webhooks {"url":"https://hooks.example/a","events":["*"]}',
+      'GET /admin/webhooks null',
+      'PATCH /admin/webhooks/wh_1 {"enabled":false}',
+      'POST /admin/webhooks/wh_1/rotate-secret null',
+      'POST /admin/webhooks/wh_1/test null',
+      'GET /admin/webhooks/wh_1/deliveries null',
+      'GET /admin/webhooks/wh_1/deliveries?status=failed null',
+      'POST /admin/webhooks/wh_1/deliveries/msg_1/retry null',
+      'DELETE /admin/webhooks/wh%2F1 null',
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-// The administration routes (`/admin/users`). Reached as `auth.admin` once `admin()` is among the
+// The administration routes (`/admin/users`, `/admin/webhooks`). Reached as `auth.admin` once `admin()` is among the
 // client's plugins.
 import type { AuthClientPlugin, SessionEngine } from './plugin.js';
 import type { DataEnvelope, MessageEnvelope, VerifiedUser } from './types.js';
@@ -36,6 +36,49 @@ export interface UserQuery {
 }
 
 type UserResult = DataEnvelope<{ user: AdminUser }>;
+
+/** A webhook endpoint (docs/webhooks.md). */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  /** Event names, or `["*"]` for all of them. */
+  events: string[];
+  /** False: nothing is queued for it nor sent. */
+  enabled: boolean;
+  description: string | null;
+  /** ISO 8601. */
+  created_at: string;
+}
+
+/** The answer that made an endpoint: its `whsec_` secret, which no other answer shows. */
+export interface NewWebhookEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+export interface WebhookInput {
+  /** In production `https://` and a public address (docs/webhooks.md, "Addresses"). */
+  url: string;
+  events: string[];
+  description?: string | null;
+}
+
+export type WebhookChange = Partial<WebhookInput> & { enabled?: boolean };
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event for one endpoint; `id` is its `webhook-id` header, the same on every attempt. */
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  type: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  /** ISO 8601, pending deliveries only. */
+  next_attempt_at: string | null;
+  created_at: string;
+}
 
 /** `createAuthClient({ baseUrl, plugins: [admin()] })`, then `auth.admin.listUsers()`. */
 export const admin = (): AuthClientPlugin<'admin', AdminClient> => ({
@@ -104,6 +147,57 @@ export class AdminClient {
   deleteUser(id: string): Promise<MessageEnvelope> {
     return this.engine.authed('DELETE', user(id));
   }
+
+  /** A new webhook endpoint; keep `data.webhook.secret`, it is never shown again. */
+  createWebhook(input: WebhookInput): Promise<DataEnvelope<{ webhook: NewWebhookEndpoint }>> {
+    return this.engine.authed('POST', '/admin/webhooks', input);
+  }
+
+  listWebhooks(): Promise<DataEnvelope<{ webhooks: WebhookEndpoint[] }>> {
+    return this.engine.authed('GET', '/admin/webhooks');
+  }
+
+  updateWebhook(
+    id: string,
+    change: WebhookChange,
+  ): Promise<DataEnvelope<{ webhook: WebhookEndpoint }>> {
+    return this.engine.authed('PATCH', webhook(id), change);
+  }
+
+  deleteWebhook(id: string): Promise<MessageEnvelope> {
+    return this.engine.authed('DELETE', webhook(id));
+  }
+
+  /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
+  rotateWebhookSecret(id: string): Promise<DataEnvelope<{ secret: string }>> {
+    return this.engine.authed('POST', `${webhook(id)}/rotate-secret`);
+  }
+
+  /** Queues a `webhook.test` event for this endpoint only. */
+  testWebhook(id: string): Promise<MessageEnvelope> {
+    return this.engine.authed('POST', `${webhook(id)}/test`);
+  }
+
+  /** The newest deliveries first (100 at most), optionally of one status. */
+  listWebhookDeliveries(
+    id: string,
+    status?: WebhookDeliveryStatus,
+  ): Promise<DataEnvelope<{ deliveries: WebhookDelivery[] }>> {
+    const suffix = status ? `?status=${encodeURIComponent(status)}` : '';
+    return this.engine.authed('GET', `${webhook(id)}/deliveries${suffix}`);
+  }
+
+  /** Sends a delivery again with the same `webhook-id` (a failed one, or a replay). */
+  retryWebhookDelivery(
+    id: string,
+    deliveryId: string,
+  ): Promise<DataEnvelope<{ delivery: WebhookDelivery }>> {
+    return this.engine.authed(
+      'POST',
+      `${webhook(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`,
+    );
+  }
 }
 
 const user = (id: string) => `/admin/users/${encodeURIComponent(id)}`;
+const webhook = (id: string) => `/admin/webhooks/${encodeURIComponent(id)}`;

@@ -228,9 +228,44 @@ describe('loadConfig', () => {
       { LOGIN_BACKOFF_MAX: '3600', LOGIN_FAILURES_RESET: '900' },
       'Invalid configuration: LOGIN_FAILURES_RESET must be at least LOGIN_BACKOFF_MAX',
     ],
+    [
+      { WEBHOOK_RETRY_SCHEDULE: '5,5m' },
+      'Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be at most 20 whole numbers of seconds (1 to 604800), comma-separated',
+    ],
+    [
+      { WEBHOOK_RETRY_SCHEDULE: '0' },
+      'Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be at most 20 whole numbers of seconds (1 to 604800), comma-separated',
+    ],
+    [
+      { WEBHOOK_TIMEOUT_MS: '99' },
+      'Invalid configuration: WEBHOOK_TIMEOUT_MS must be an integer from 100 to 60000 (got "99")',
+    ],
   ])('refuses %j with one line naming the variable', (env, message) => {
     expect(() => loadConfig({ ...SECRETS, DATA_DIR: dataDir, ...env })).toThrow(message);
     expect(message).not.toContain('\n');
+  });
+
+  it('reads the webhooks: the documented defaults, and production keeps to https and public addresses', () => {
+    expect(loadConfig({ ...SECRETS, DATA_DIR: dataDir }).webhooks).toEqual({
+      timeoutMs: 5000,
+      retrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
+      allowHttp: true,
+      allowPrivateNetworks: true,
+    });
+    const production = { ...SECRETS, ...MFA_KEY, NODE_ENV: 'production', DATA_DIR: dataDir };
+    const env = { ...production, PUBLIC_URL: 'https://auth.example.com', SMTP_URL: 'smtp://mail' };
+    expect(loadConfig(env).webhooks).toMatchObject({
+      allowHttp: false,
+      allowPrivateNetworks: false,
+    });
+    expect(
+      loadConfig({
+        ...env,
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: ' 1, 2 ,3',
+      }).webhooks,
+    ).toMatchObject({ allowHttp: true, allowPrivateNetworks: true, retrySchedule: [1, 2, 3] });
   });
 
   it('names every bad variable at once, in one line', () => {

@@ -13,6 +13,8 @@ import {
   LogConfig,
   MfaConfig,
   TrustProxySetting,
+  HooksConfig,
+  WebhookConfig,
 } from './config.sections';
 import { loadOrCreateDevMfaKey, loadOrCreateDevSecrets } from './dev-secrets';
 import { EnvReader, RawEnv } from './env.reader';
@@ -141,10 +143,47 @@ export function loadConfig(env: RawEnv, read = new EnvReader(env)): Config {
       maxAttempts: read.int('EMAIL_CODE_ATTEMPTS', 5, 1, 20),
     },
     federation: readIdentityProviders(read, production),
-    hooks: readHooks(read, production),
+    ...hooksAndWebhooks(read, production),
   };
   read.assertValid();
   return config;
+}
+
+const DEFAULT_WEBHOOK_RETRIES = '5,300,1800,7200,18000,36000,36000';
+
+/** Webhook deliveries: the retry schedule is seconds, comma-separated, each 1 s to 7 days. */
+/** The blocking hooks' URLs follow the webhooks' rule: one WEBHOOK_ALLOW_HTTP for both. */
+function hooksAndWebhooks(
+  read: EnvReader,
+  production: boolean,
+): { hooks: HooksConfig; webhooks: WebhookConfig } {
+  const webhooks = readWebhooks(read, production);
+  return { hooks: readHooks(read, webhooks.allowHttp), webhooks };
+}
+
+function readWebhooks(read: EnvReader, production: boolean): WebhookConfig {
+  const text = read.string('WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_WEBHOOK_RETRIES;
+  const parts = text.split(',').map((part) => part.trim());
+  const schedule = parts.map(Number);
+  const valid =
+    parts.length <= 20 &&
+    parts.every((part) => /^\d+$/.test(part)) &&
+    schedule.every((seconds) => seconds >= 1 && seconds <= 7 * DAY);
+  if (!valid) {
+    read.report(
+      'WEBHOOK_RETRY_SCHEDULE',
+      'must be at most 20 whole numbers of seconds (1 to 604800), comma-separated',
+    );
+  }
+  const allowHttp = read.bool('WEBHOOK_ALLOW_HTTP', false);
+  const allowPrivateNetworks = read.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false);
+  return {
+    timeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
+    retrySchedule: valid ? schedule : [],
+    // Outside production any address goes: a developer's receiver is on localhost.
+    allowHttp: allowHttp || !production,
+    allowPrivateNetworks: allowPrivateNetworks || !production,
+  };
 }
 
 /**

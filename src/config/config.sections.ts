@@ -193,6 +193,18 @@ export class EmailCodeConfig {
   readonly maxAttempts!: number;
 }
 
+/** Webhook deliveries (docs/webhooks.md). */
+export class WebhookConfig {
+  /** WEBHOOK_TIMEOUT_MS: a receiver that has not answered 2xx within this failed the attempt. */
+  readonly timeoutMs!: number;
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before each retry; after the last one, `failed`. */
+  readonly retrySchedule!: readonly number[];
+  /** WEBHOOK_ALLOW_HTTP: production accepts `http://` endpoints too. */
+  readonly allowHttp!: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: production sends to loopback and private addresses too. */
+  readonly allowPrivateNetworks!: boolean;
+}
+
 export const PROVIDER_TYPES = ['oidc', 'google', 'microsoft', 'github'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
@@ -254,6 +266,7 @@ export interface Config {
   emailCode: EmailCodeConfig;
   federation: FederationConfig;
   hooks: HooksConfig;
+  webhooks: WebhookConfig;
 }
 
 /** Section name in the validated config → its class token. */
@@ -274,4 +287,5 @@ export const CONFIG_SECTIONS = {
   emailCode: EmailCodeConfig,
   federation: FederationConfig,
   hooks: HooksConfig,
+  webhooks: WebhookConfig,
 } as const;

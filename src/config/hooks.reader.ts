@@ -9,15 +9,14 @@ const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
  * (https in production unless WEBHOOK_ALLOW_HTTP=true), and a URL without HOOK_SECRET is refused:
  * a receiver could not tell the service's calls from anyone's.
  */
-export function readHooks(read: EnvReader, production: boolean): HooksConfig {
-  const allowHttp = read.bool('WEBHOOK_ALLOW_HTTP', false);
+export function readHooks(read: EnvReader, allowHttp: boolean): HooksConfig {
   const url = (name: string): string | undefined => {
     const raw = read.string(name);
     if (raw === undefined) return undefined;
     const protocol = protocolOf(raw);
     if (protocol !== 'https:' && protocol !== 'http:') {
       read.report(name, `must be an http(s) URL (got "${raw}")`);
-    } else if (protocol === 'http:' && production && !allowHttp) {
+    } else if (protocol === 'http:' && !allowHttp) {
       read.report(name, 'must be an https:// URL in production (or set WEBHOOK_ALLOW_HTTP=true)');
     }
     return raw;

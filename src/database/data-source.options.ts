@@ -18,6 +18,7 @@ import { IdentityProviders1764806400000 } from './migrations/1764806400000-ident
 import { Reauthentication1764892800000 } from './migrations/1764892800000-reauthentication';
 import { SealedFederationFlows1764979200000 } from './migrations/1764979200000-sealed-federation-flows';
 import { UserListingIndexes1765065600000 } from './migrations/1765065600000-user-listing-indexes';
+import { Webhooks1765152000000 } from './migrations/1765152000000-webhooks';
 import { Organizations1765238400000 } from './migrations/1765238400000-organizations';
 
 export const MIGRATIONS = [
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   Reauthentication1764892800000,
   SealedFederationFlows1764979200000,
   UserListingIndexes1765065600000,
+  Webhooks1765152000000,
   Organizations1765238400000,
 ];
 

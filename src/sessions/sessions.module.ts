@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventsModule } from '../events/events.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { EventsModule } from '../events/events.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
@@ -20,9 +20,9 @@ import { SessionsService } from './sessions.service';
  */
 @Module({
   imports: [
-    EventsModule,
     ConfigSectionsModule,
     DatabaseModule,
+    EventsModule,
     MetricsModule,
     TokensModule,
     UsersModule,

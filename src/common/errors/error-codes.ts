@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = {
   },
   NOT_FOUND: { status: 404, message: 'Route not found' },
   SESSION_NOT_FOUND: { status: 404, message: 'No such session of yours is active' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'No such webhook endpoint' },
   INVALID_MFA_CODE: { status: 401, message: 'The code is wrong or was already used' },
   REAUTHENTICATION_REQUIRED: {
     status: 403,
