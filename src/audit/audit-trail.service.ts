@@ -7,7 +7,7 @@ import { Database } from '../database/database.service';
 import { EventOrigin } from '../events/domain-event.catalogue';
 import { DomainEvents } from '../events/domain-events.service';
 import { AuditEvent } from './audit-event.entity';
-import { AuditRow, auditRowOfSignal, auditRowsOf } from './audit-rows';
+import { AuditRow, auditRowsOf, auditRowsOfSignal } from './audit-rows';
 
 /**
  * The security audit trail: append-only (this service only inserts, and nothing in the service
@@ -29,7 +29,7 @@ export class AuditTrail implements OnModuleInit {
       this.write(manager, auditRowsOf(event), event.origin),
     );
     this.bus.onSignalInTransaction((manager, signal) =>
-      this.write(manager, [auditRowOfSignal(signal)], signal.origin),
+      this.write(manager, auditRowsOfSignal(signal), signal.origin),
     );
   }
 
