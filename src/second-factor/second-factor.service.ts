@@ -10,7 +10,7 @@ import { Database } from '../database/database.service';
 import { User } from '../users/user.entity';
 import { RECOVERY_CODES, newRecoveryCode, recoveryCodeHash } from './recovery-codes';
 import { RecoveryCode } from './recovery-code.entity';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '../common/crypto/secret-box';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
 import { UserSecondFactor } from './user-second-factor.entity';
 

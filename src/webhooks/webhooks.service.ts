@@ -4,7 +4,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { AppException } from '../common/errors/app.exception';
 import { Database } from '../database/database.service';
 import { DomainEvents } from '../events/domain-events.service';
-import { SecretBox } from '../second-factor/secret-box';
+import { SecretBox } from '../common/crypto/secret-box';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookAddressPolicy } from './webhook-address.policy';
