@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { storedUserAgent } from '../common/http/request-context';
-import { Database } from '../database/database.service';
 import { EventOrigin } from '../events/domain-event.catalogue';
 import { DomainEvents } from '../events/domain-events.service';
 import { AuditEvent } from './audit-event.entity';
@@ -20,7 +19,6 @@ import { AuditRow, auditRowsOf, auditRowsOfSignal } from './audit-rows';
 export class AuditTrail implements OnModuleInit {
   constructor(
     @InjectRepository(AuditEvent) private readonly events: Repository<AuditEvent>,
-    private readonly database: Database,
     private readonly bus: DomainEvents,
   ) {}
 
@@ -35,9 +33,7 @@ export class AuditTrail implements OnModuleInit {
 
   /** Oldest first: what happened to one account. */
   forUser(userId: string): Promise<AuditEvent[]> {
-    return this.database.run((manager) =>
-      manager.withRepository(this.events).find({ where: { userId }, order: { createdAt: 'ASC' } }),
-    );
+    return this.events.find({ where: { userId }, order: { createdAt: 'ASC' } });
   }
 
   private async write(
