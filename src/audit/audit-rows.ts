@@ -8,7 +8,8 @@ export interface AuditRow {
   sessionId?: string | null;
 }
 
-const SIGNAL_ROWS: Record<SecuritySignalType, AuditEventType> = {
+/** null: no row of its own (what the signal sets off writes its own). */
+const SIGNAL_ROWS: Record<SecuritySignalType, AuditEventType | null> = {
   'login.failed': 'login_failed',
   'password_reset.requested': 'password_reset_requested',
   'email_change.requested': 'email_change_requested',
@@ -22,10 +23,13 @@ const SIGNAL_ROWS: Record<SecuritySignalType, AuditEventType> = {
   'email_code.requested': 'email_code_requested',
   'email_code.failed': 'email_code_failed',
   'federation.failed': 'federation_failed',
+  // The unlinking it sets off has its row (unproven_identities_unlinked); the proof, its event.
+  'mailbox.first_proven': null,
 };
 
-export function auditRowOfSignal(signal: SecuritySignal): AuditRow {
-  return { type: SIGNAL_ROWS[signal.type], userId: signal.userId, sessionId: signal.sessionId };
+export function auditRowsOfSignal(signal: SecuritySignal): AuditRow[] {
+  const type = SIGNAL_ROWS[signal.type];
+  return type ? [{ type, userId: signal.userId, sessionId: signal.sessionId }] : [];
 }
 
 /**

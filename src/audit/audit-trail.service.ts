@@ -3,11 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { storedUserAgent } from '../common/http/request-context';
-import { Database } from '../database/database.service';
 import { EventOrigin } from '../events/domain-event.catalogue';
 import { DomainEvents } from '../events/domain-events.service';
 import { AuditEvent } from './audit-event.entity';
-import { AuditRow, auditRowOfSignal, auditRowsOf } from './audit-rows';
+import { AuditRow, auditRowsOf, auditRowsOfSignal } from './audit-rows';
 
 /**
  * The security audit trail: append-only (this service only inserts, and nothing in the service
@@ -20,7 +19,6 @@ import { AuditRow, auditRowOfSignal, auditRowsOf } from './audit-rows';
 export class AuditTrail implements OnModuleInit {
   constructor(
     @InjectRepository(AuditEvent) private readonly events: Repository<AuditEvent>,
-    private readonly database: Database,
     private readonly bus: DomainEvents,
   ) {}
 
@@ -29,15 +27,13 @@ export class AuditTrail implements OnModuleInit {
       this.write(manager, auditRowsOf(event), event.origin),
     );
     this.bus.onSignalInTransaction((manager, signal) =>
-      this.write(manager, [auditRowOfSignal(signal)], signal.origin),
+      this.write(manager, auditRowsOfSignal(signal), signal.origin),
     );
   }
 
   /** Oldest first: what happened to one account. */
   forUser(userId: string): Promise<AuditEvent[]> {
-    return this.database.run((manager) =>
-      manager.withRepository(this.events).find({ where: { userId }, order: { createdAt: 'ASC' } }),
-    );
+    return this.events.find({ where: { userId }, order: { createdAt: 'ASC' } });
   }
 
   private async write(

@@ -5,7 +5,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { LinkedIdentitiesModule } from '../linked-identities/linked-identities.module';
 import { MailModule } from '../mail/mail.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RedisModule } from '../redis/redis.module';
@@ -45,7 +44,6 @@ import { SignInPoliciesModule } from './sign-in-policies.module';
     PassportModule,
     ConfigSectionsModule,
     DatabaseModule,
-    LinkedIdentitiesModule,
     UsersModule,
     SessionsModule,
     TokensModule,

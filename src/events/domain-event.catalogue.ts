@@ -160,6 +160,8 @@ export const SECURITY_SIGNAL_TYPES = [
   'email_code.requested',
   'email_code.failed',
   'federation.failed',
+  // The first proof of an account's mailbox (a link followed, a mailed code), inside its change.
+  'mailbox.first_proven',
 ] as const;
 
 export type SecuritySignalType = (typeof SECURITY_SIGNAL_TYPES)[number];

@@ -55,13 +55,11 @@ export class ActiveOrganizations implements OnModuleInit {
   }
 
   async claimsOf(userId: string, sessionId: string): Promise<Record<string, string>> {
-    const rows: Chosen[] = await this.database.run((manager) =>
-      manager.query(
-        'SELECT s.organization_id AS organization_id, m.role AS role FROM session_organizations s' +
-          ' LEFT JOIN organization_members m ON m.organization_id = s.organization_id' +
-          ' AND m.user_id = s.user_id WHERE s.family_id = ? AND s.user_id = ?',
-        [sessionId, userId],
-      ),
+    const rows: Chosen[] = await this.chosen.query(
+      'SELECT s.organization_id AS organization_id, m.role AS role FROM session_organizations s' +
+        ' LEFT JOIN organization_members m ON m.organization_id = s.organization_id' +
+        ' AND m.user_id = s.user_id WHERE s.family_id = ? AND s.user_id = ?',
+      [sessionId, userId],
     );
     const row = rows[0];
     return row?.role ? { org_id: row.organization_id, org_role: row.role } : {};

@@ -100,20 +100,17 @@ export class InvitationsService {
 
   /** The organization's invitations still open (neither used, withdrawn nor expired). */
   list(organizationId: string): Promise<OrganizationInvitation[]> {
-    return this.database.run((manager) =>
-      manager.withRepository(this.invitations).find({
-        where: { organizationId, ...pending(), expiresAt: MoreThan(new Date()) },
-        order: { createdAt: 'ASC', id: 'ASC' },
-      }),
-    );
+    return this.invitations.find({
+      where: { organizationId, ...pending(), expiresAt: MoreThan(new Date()) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
   }
 
   /** 404 ORGANIZATION_NOT_FOUND (of an invitation) when it is not an open one of the organization. */
   async withdraw(organizationId: string, invitationId: string): Promise<void> {
-    const { affected } = await this.database.run((manager) =>
-      manager
-        .withRepository(this.invitations)
-        .update({ id: invitationId, organizationId, ...pending() }, { withdrawnAt: new Date() }),
+    const { affected } = await this.invitations.update(
+      { id: invitationId, organizationId, ...pending() },
+      { withdrawnAt: new Date() },
     );
     if (!affected) {
       throw new AppException('ORGANIZATION_NOT_FOUND', {

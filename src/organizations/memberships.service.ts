@@ -16,9 +16,10 @@ export class Memberships {
   ) {}
 
   find(organizationId: string, userId: string): Promise<OrganizationMember | null> {
-    return this.database.run((manager) => this.findIn(manager, organizationId, userId));
+    return this.findIn(this.members.manager, organizationId, userId);
   }
 
+  /** `manager`: the unit of work's, or the repository's own for a plain call. */
   findIn(
     manager: EntityManager,
     organizationId: string,

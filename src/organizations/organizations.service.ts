@@ -131,7 +131,7 @@ export class OrganizationsService {
 
   /** For a route whose guard found the caller's membership: the organization exists. */
   async get(id: string): Promise<Organization> {
-    const organization = await this.database.run((manager) => this.findIn(manager, id));
+    const organization = await this.organizations.findOneBy({ id });
     if (!organization) throw new AppException('ORGANIZATION_NOT_FOUND');
     return organization;
   }

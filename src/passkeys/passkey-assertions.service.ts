@@ -5,7 +5,6 @@ import { Repository } from 'typeorm';
 import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { Database } from '../database/database.service';
 import { Metrics } from '../metrics/metrics.service';
 import { hashToken } from '../tokens/token-hash';
 import { AuthenticationResponseDto } from './dto/authentication-response.dto';
@@ -40,7 +39,6 @@ export class PasskeyAssertions {
 
   constructor(
     @InjectRepository(Passkey) private readonly passkeys: Repository<Passkey>,
-    private readonly database: Database,
     private readonly challenges: WebAuthnChallenges,
     private readonly relyingParty: RelyingParty,
     private readonly events: DomainEvents,
@@ -139,18 +137,15 @@ export class PasskeyAssertions {
       deviceType: assertion.deviceType,
       backedUp: assertion.backedUp,
     };
-    const moved = await this.database.run((manager) => {
-      const update = manager
-        .withRepository(this.passkeys)
-        .createQueryBuilder()
-        .update()
-        .set(changes)
-        .where('id = :id', { id: passkey.id });
-      if (assertion.newCounter > 0) {
-        update.andWhere('counter < :counter', { counter: assertion.newCounter });
-      }
-      return update.execute();
-    });
+    const update = this.passkeys
+      .createQueryBuilder()
+      .update()
+      .set(changes)
+      .where('id = :id', { id: passkey.id });
+    if (assertion.newCounter > 0) {
+      update.andWhere('counter < :counter', { counter: assertion.newCounter });
+    }
+    const moved = await update.execute();
     if (moved.affected !== 1) {
       throw new CeremonyRefused('counter', `counter ${assertion.newCounter} was taken already`);
     }

@@ -13,7 +13,7 @@ import { SecondFactorSettingsController } from './second-factor-settings.control
 import { SecondFactorService } from './second-factor.service';
 import { RecoveryCode } from './recovery-code.entity';
 import { SecondFactorCodes } from './second-factor-codes.service';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '../common/crypto/secret-box';
 import { UserSecondFactor } from './user-second-factor.entity';
 
 /**

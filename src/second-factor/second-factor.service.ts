@@ -10,7 +10,7 @@ import { Database } from '../database/database.service';
 import { User } from '../users/user.entity';
 import { RECOVERY_CODES, newRecoveryCode, recoveryCodeHash } from './recovery-codes';
 import { RecoveryCode } from './recovery-code.entity';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '../common/crypto/secret-box';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
 import { UserSecondFactor } from './user-second-factor.entity';
 
@@ -49,31 +49,26 @@ export class SecondFactorService {
   ) {}
 
   async status(userId: string): Promise<SecondFactorStatus> {
-    return this.database.run(async (manager) => ({
-      totp: (await this.enabledFactor(manager, userId)) !== null,
-      recovery_codes_left: await manager
-        .withRepository(this.codes)
-        .countBy({ userId, usedAt: IsNull() }),
-    }));
+    return {
+      totp: (await this.enabledFactor(this.factors.manager, userId)) !== null,
+      recovery_codes_left: await this.codes.countBy({ userId, usedAt: IsNull() }),
+    };
   }
 
   /** Which of these users have two-step sign-in on. */
   async enabledAmong(userIds: string[]): Promise<Set<string>> {
     if (userIds.length === 0) return new Set();
-    const rows = await this.database.run((manager) =>
-      manager
-        .withRepository(this.factors)
-        .createQueryBuilder('mfa')
-        .select('mfa.userId', 'userId')
-        .where('mfa.userId IN (:...userIds) AND mfa.totpSecret IS NOT NULL', { userIds })
-        .getRawMany<{ userId: string }>(),
-    );
+    const rows = await this.factors
+      .createQueryBuilder('mfa')
+      .select('mfa.userId', 'userId')
+      .where('mfa.userId IN (:...userIds) AND mfa.totpSecret IS NOT NULL', { userIds })
+      .getRawMany<{ userId: string }>();
     return new Set(rows.map((row) => row.userId));
   }
 
   /** How the user can answer a login's second step; empty when they have no second factor. */
   async methodsOf(userId: string): Promise<SecondFactorMethod[]> {
-    const factor = await this.database.run((manager) => this.enabledFactor(manager, userId));
+    const factor = await this.enabledFactor(this.factors.manager, userId);
     return factor ? ['totp', 'recovery_code'] : [];
   }
 
@@ -231,6 +226,7 @@ export class SecondFactorService {
     await manager.withRepository(this.factors).delete({ userId });
   }
 
+  /** `manager`: the unit of work's, or the repository's own for a plain call. */
   private enabledFactor(manager: EntityManager, userId: string): Promise<UserSecondFactor | null> {
     return manager
       .withRepository(this.factors)

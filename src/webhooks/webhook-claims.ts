@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { WebhookConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
-import { SecretBox } from '../second-factor/secret-box';
+import { SecretBox } from '../common/crypto/secret-box';
 import { newId, rawDate } from './webhook-ids';
 import { AttemptOutcome } from './webhook-metrics';
 

@@ -4,7 +4,7 @@ import { ConfigSectionsModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { EventsModule } from '../events/events.module';
 import { MetricsModule } from '../metrics/metrics.module';
-import { SecretBox } from '../second-factor/secret-box';
+import { SecretBox } from '../common/crypto/secret-box';
 import { WebhookAddressPolicy } from './webhook-address.policy';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookClaims } from './webhook-claims';

@@ -4,7 +4,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { AppException } from '../common/errors/app.exception';
 import { Database } from '../database/database.service';
 import { DomainEvents } from '../events/domain-events.service';
-import { SecretBox } from '../second-factor/secret-box';
+import { SecretBox } from '../common/crypto/secret-box';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookAddressPolicy } from './webhook-address.policy';
@@ -49,14 +49,12 @@ export class WebhooksService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.database.run((manager) => manager.withRepository(this.webhooks).insert(webhook));
+    await this.webhooks.insert(webhook);
     return { webhook, secret };
   }
 
   list(): Promise<Webhook[]> {
-    return this.database.run((manager) =>
-      manager.withRepository(this.webhooks).find({ order: { createdAt: 'ASC', id: 'ASC' } }),
-    );
+    return this.webhooks.find({ order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   async update(id: string, input: UpdateWebhookDto): Promise<Webhook> {
@@ -78,9 +76,7 @@ export class WebhooksService {
 
   /** The endpoint, its deliveries and their attempts. */
   async remove(id: string): Promise<void> {
-    const result = await this.database.run((manager) =>
-      manager.withRepository(this.webhooks).delete({ id }),
-    );
+    const result = await this.webhooks.delete({ id });
     if (!result.affected) throw notFound();
   }
 

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { MfaConfig } from '../config/config.sections';
+import { MfaConfig } from '../../config/config.sections';
 
 const VERSION = 'v1';
 
 /**
- * Seals TOTP secrets at rest with AES-256-GCM under MFA_ENCRYPTION_KEY: a copy of the database
- * alone gives no one a way to compute a user's codes. Each sealed value names the key that
+ * Seals secrets at rest (TOTP secrets, webhook endpoints' signing secrets) with AES-256-GCM under
+ * MFA_ENCRYPTION_KEY: a copy of the database alone gives no one a user's codes or a signature. Each sealed value names the key that
  * sealed it (the first bytes of its SHA-256), so after a rotation the previous keys still open
  * what they sealed, and `sealedWithCurrent` tells which values to seal again.
  * Form: `v1.<key id>.<iv>.<ciphertext and tag>`, base64url parts.
@@ -41,7 +41,7 @@ export class SecretBox {
     const [version, id, iv, body] = value.split('.');
     const key = this.keys.get(id ?? '');
     if (version !== VERSION || !key || !iv || !body) {
-      throw new Error('A second-factor secret was sealed with a key this service does not have');
+      throw new Error('A secret was sealed with a key this service does not have');
     }
     const sealed = Buffer.from(body, 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
