@@ -42,7 +42,12 @@ const DAY_MS = 24 * 3600_000;
 const sqlDate = (ms) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
 const orgId = (i) => `org_${String(i).padStart(18, '0')}`;
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The middle value; of an even count, the mean of the two middle ones (2 rounds by default). */
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[half] : (sorted[half - 1] + sorted[half]) / 2;
+};
 const fmt = (n, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
