@@ -260,6 +260,32 @@ describe('organizations', () => {
       ).toHaveLength(1);
     });
 
+    it('pages the members in the order they joined, and lists them all without a page', async () => {
+      const { owner, admin, member, org } = await team();
+      const ids = async (query: string) =>
+        (
+          (await as(member).get(`${ORGS}/${org.id}/members${query}`).expect(200)).body.data
+            .members as Array<{ user_id: string }>
+        ).map((entry) => entry.user_id);
+      const all = [owner.user.id, admin.user.id, member.user.id];
+      expect(await ids('')).toEqual(all);
+      expect(await ids('?limit=2')).toEqual(all.slice(0, 2));
+      expect(await ids('?page=2&limit=2')).toEqual(all.slice(2));
+      expect(await ids('?page=3&limit=2')).toEqual([]);
+      expect(await ids('?page=1')).toEqual(all);
+      for (const [query, field] of [
+        ['?limit=0', 'limit'],
+        ['?limit=101', 'limit'],
+        ['?page=0', 'page'],
+        ['?page=x&limit=2', 'page'],
+        ['?limit=2&limit=3', 'limit'],
+      ]) {
+        const response = await as(member).get(`${ORGS}/${org.id}/members${query}`);
+        expectError(response, 400, 'VALIDATION_ERROR');
+        expect(response.body.details).toEqual([{ field, message: expect.stringContaining(field) }]);
+      }
+    });
+
     it('refuses a member everything but reading and leaving (403 FORBIDDEN)', async () => {
       const { owner, admin, member, org } = await team();
       const { invitation } = await invite(owner, org.id, `someone-${randomUUID()}@example.com`);

@@ -61,8 +61,8 @@ export class AdminOrganizationsController {
     operationId: 'listAllOrganizations',
     summary: 'List and search organizations, a page at a time',
     description:
-      'Newest first, then by id. `search` matches the beginning of the name or the slug, ' +
-      'case-insensitively and literally. `pageSize` is ' +
+      'Newest first, then by id (descending). `search` matches the beginning of the name or ' +
+      'the slug, case-insensitively and literally. `pageSize` is ' +
       `${DEFAULT_PAGE_SIZE} by default and at most ${MAX_PAGE_SIZE}; a value out of range is ` +
       '400 VALIDATION_ERROR.',
   })

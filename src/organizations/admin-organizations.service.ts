@@ -34,7 +34,7 @@ export class AdminOrganizations {
       }
       const [rows, total] = await query
         .orderBy('o.created_at', 'DESC')
-        .addOrderBy('o.id', 'ASC')
+        .addOrderBy('o.id', 'DESC')
         .skip((page - 1) * pageSize)
         .take(pageSize)
         .getManyAndCount();

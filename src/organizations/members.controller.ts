@@ -1,11 +1,12 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Envelope, ok } from '../common/http/envelope';
 import { Client, ClientInfo } from '../common/http/request-context';
 import { RequestUser } from '../common/http/request-user.decorator';
 import { ANY_BODY, ApiEnvelope, ApiErrors, JSON_BODY } from '../openapi/api-responses.decorator';
 import { User } from '../users/user.entity';
 import { CreateInvitationDto, SetMemberRoleDto } from './dto/member.dto';
+import { MAX_MEMBERS_LIMIT, readMembersQuery } from './dto/members.query';
 import { InvitationsService } from './invitations.service';
 import { OrgMembership, OrgRole } from './org-role.decorator';
 import { OrganizationMember } from './organization-member.entity';
@@ -39,11 +40,26 @@ export class MembersController {
   @ApiOperation({
     operationId: 'listOrganizationMembers',
     summary: "An organization's members",
-    description: 'Every member with its role, in the order they joined.',
+    description:
+      'Every member with its role, in the order they joined. With `page` or `limit`, one page ' +
+      `of that order: \`limit\` members (${MAX_MEMBERS_LIMIT} by default, at most ` +
+      `${MAX_MEMBERS_LIMIT}) from page \`page\` (1 by default); a page shorter than \`limit\` is ` +
+      'the last. A value out of range is 400 VALIDATION_ERROR.',
+  })
+  @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_MEMBERS_LIMIT },
   })
   @ApiEnvelope(200, 'Members', { data: MembersDataModel })
-  async members(@Param('orgId') orgId: string): Promise<Envelope<MembersDataModel>> {
-    const members = await this.organizations.membersWithUsers(orgId);
+  @ApiErrors('VALIDATION_ERROR')
+  async members(
+    @Param('orgId') orgId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<Envelope<MembersDataModel>> {
+    const page = readMembersQuery({ page: query.page, limit: query.limit });
+    const members = await this.organizations.membersWithUsers(orgId, page);
     return ok('Members', { members: members.map(({ member, user }) => memberView(member, user)) });
   }
 

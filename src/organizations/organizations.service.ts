@@ -10,6 +10,7 @@ import { OrganizationRef } from '../events/domain-event.catalogue';
 import { DomainEvents } from '../events/domain-events.service';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
+import { MembersPage } from './dto/members.query';
 import { Memberships } from './memberships.service';
 import { OrgRoleName } from './org-roles';
 import { Organization } from './organization.entity';
@@ -193,12 +194,16 @@ export class OrganizationsService {
     });
   }
 
-  /** The members and their accounts, in the order they joined. */
-  async membersWithUsers(id: string): Promise<Array<{ member: OrganizationMember; user: User }>> {
+  /** The members and their accounts, in the order they joined: all of them, or one page. */
+  async membersWithUsers(
+    id: string,
+    page?: MembersPage,
+  ): Promise<Array<{ member: OrganizationMember; user: User }>> {
     return this.database.run(async (manager) => {
       const members = await manager.withRepository(this.members).find({
         where: { organizationId: id },
         order: { createdAt: 'ASC', userId: 'ASC' },
+        ...(page ? { skip: (page.page - 1) * page.limit, take: page.limit } : {}),
       });
       const users = new Map(
         (
