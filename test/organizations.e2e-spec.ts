@@ -701,6 +701,26 @@ describe('organizations', () => {
       expect(claimsOf(later.body.access_token).org_id).toBeUndefined();
     });
 
+    it('is read on refresh only for a session that chose one, as its refresh token says', async () => {
+      const { member, org } = await team();
+      const session = await signIn(member.credentials);
+      expect(claimsOf(session.refresh).mcl).toBe(false);
+      const plain = await refresh(session.refresh).expect(200);
+      expect(claimsOf(plain.body.refresh_token as string).mcl).toBe(false);
+      const chosen = await choose({ access: plain.body.access_token as string }, org.id).expect(
+        200,
+      );
+      expect(claimsOf(chosen.body.refresh_token as string).mcl).toBe(true);
+      const later = await refresh(chosen.body.refresh_token as string).expect(200);
+      expect(claimsOf(later.body.access_token as string)).toMatchObject({ org_id: org.id });
+      expect(claimsOf(later.body.refresh_token as string).mcl).toBe(true);
+      const cleared = await choose({ access: later.body.access_token as string }, null).expect(200);
+      expect(claimsOf(cleared.body.refresh_token as string).mcl).toBe(false);
+      const after = await refresh(cleared.body.refresh_token as string).expect(200);
+      expect(claimsOf(after.body.access_token as string).org_id).toBeUndefined();
+      expect(claimsOf(after.body.refresh_token as string).mcl).toBe(false);
+    });
+
     it('answers a browser with new cookies, as a refresh does', async () => {
       const { owner, org } = await team();
       const { email, password } = owner.credentials;

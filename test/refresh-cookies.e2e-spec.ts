@@ -1,5 +1,6 @@
 import * as jwt from 'jsonwebtoken';
 import { Response } from 'supertest';
+import { ScheduledDataSource } from '../src/database/scheduled-data-source';
 import { SessionsService } from '../src/sessions/sessions.service';
 import {
   LoggedIn,
@@ -38,7 +39,9 @@ describe('which failed refreshes clear the cookies', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), {
       code: 'ECONNREFUSED',
     });
-    const outage = jest.spyOn(t.dataSource, 'createQueryRunner').mockImplementation(() => {
+    // The rotation's transaction connects straight on the driver: that is where the outage is.
+    const source = t.dataSource as ScheduledDataSource;
+    const outage = jest.spyOn(source, 'createUnscheduledQueryRunner').mockImplementation(() => {
       throw refused;
     });
     const during = await Promise.resolve(refresh(session.refresh)).finally(() =>

@@ -20,6 +20,7 @@ import { SealedFederationFlows1764979200000 } from './migrations/1764979200000-s
 import { UserListingIndexes1765065600000 } from './migrations/1765065600000-user-listing-indexes';
 import { Webhooks1765152000000 } from './migrations/1765152000000-webhooks';
 import { Organizations1765238400000 } from './migrations/1765238400000-organizations';
+import { SessionModuleClaims1765324800000 } from './migrations/1765324800000-session-module-claims';
 import { OrganizationMemberIndexes1765411200000 } from './migrations/1765411200000-organization-member-indexes';
 
 export const MIGRATIONS = [
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   UserListingIndexes1765065600000,
   Webhooks1765152000000,
   Organizations1765238400000,
+  SessionModuleClaims1765324800000,
   OrganizationMemberIndexes1765411200000,
 ];
 

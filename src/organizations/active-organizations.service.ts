@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AppException } from '../common/errors/app.exception';
 import { Database } from '../database/database.service';
+import { SessionsService } from '../sessions/sessions.service';
 import { SessionClaims } from '../tokens/session-claims';
 import { Memberships } from './memberships.service';
 import { SessionOrganization } from './session-organization.entity';
@@ -17,7 +18,8 @@ interface Chosen {
  * put in the session's access tokens as `org_id` and `org_role` whenever they are renewed
  * (SessionClaims: refresh, step-up). The role is read from the membership at each renewal, in
  * the same statement as the choice (one read by primary key), so a demotion shows at the next
- * refresh and a removal drops the claims (a removal also deletes the choice).
+ * refresh and a removal drops the claims (a removal also deletes the choice). Sessions that
+ * chose none are not read: the choice marks the session (SessionsService.markModuleClaims).
  */
 @Injectable()
 export class ActiveOrganizations implements OnModuleInit {
@@ -27,6 +29,7 @@ export class ActiveOrganizations implements OnModuleInit {
     private readonly database: Database,
     private readonly memberships: Memberships,
     private readonly sessionClaims: SessionClaims,
+    private readonly sessions: SessionsService,
   ) {}
 
   onModuleInit(): void {
@@ -37,6 +40,8 @@ export class ActiveOrganizations implements OnModuleInit {
   async choose(userId: string, sessionId: string, organizationId: string | null): Promise<void> {
     await this.database.transaction(async (manager) => {
       const repository = manager.withRepository(this.chosen);
+      // Only a session that chose one has its refreshes read the choice.
+      await this.sessions.markModuleClaims(manager, userId, sessionId, organizationId !== null);
       if (organizationId === null) {
         await repository.delete({ familyId: sessionId, userId });
         return;

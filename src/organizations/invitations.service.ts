@@ -1,28 +1,23 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
-import { ApplicationUrlPolicy } from '../auth/application-url.policy';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
 import { isUniqueViolation } from '../database/database-errors';
 import { DomainEvents } from '../events/domain-events.service';
-import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
-import { MailDeliveryError, MailService } from '../mail/mail.service';
 import { invalidLink } from '../tokens/invalid-link';
 import { hashToken, randomToken } from '../tokens/token-hash';
 import { cleanEmail, normalizeEmail } from '../users/identity.normalizer';
 import { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
+import { INVITATION_TTL, InvitationMails } from './invitation-mails.service';
 import { Memberships } from './memberships.service';
 import { OrgRoleName, newId } from './org-roles';
 import { OrganizationInvitation } from './organization-invitation.entity';
 import { OrganizationMember } from './organization-member.entity';
 import { Organization } from './organization.entity';
 import { OrganizationsService, refOf } from './organizations.service';
-
-/** Seven days: an invitation's life. */
-export const INVITATION_TTL = 7 * 24 * 3600;
 
 /**
  * Invitations to join an organization, mailed with a single-use token (only its SHA-256 is
@@ -33,8 +28,6 @@ export const INVITATION_TTL = 7 * 24 * 3600;
  */
 @Injectable()
 export class InvitationsService {
-  private readonly logger = new Logger(InvitationsService.name);
-
   constructor(
     @InjectRepository(OrganizationInvitation)
     private readonly invitations: Repository<OrganizationInvitation>,
@@ -43,9 +36,7 @@ export class InvitationsService {
     private readonly organizations: OrganizationsService,
     private readonly memberships: Memberships,
     private readonly users: UsersService,
-    private readonly mail: MailService,
-    private readonly cap: MailRecipientCap,
-    private readonly applicationUrls: ApplicationUrlPolicy,
+    private readonly mails: InvitationMails,
     private readonly events: DomainEvents,
   ) {}
 
@@ -58,14 +49,14 @@ export class InvitationsService {
     if (input.role === 'owner' && actor.membership.role !== 'owner') {
       throw new AppException('FORBIDDEN', { message: 'Only an owner can invite an owner' });
     }
-    const url = this.applicationUrls.check(input.applicationUrl, 'applicationUrl');
+    const url = this.mails.applicationUrl(input.applicationUrl);
     const email = cleanEmail(input.email);
     const existing = await this.users.findByEmail(email);
     if (existing && (await this.memberships.find(organizationId, existing.id))) {
       throw new AppException('ALREADY_MEMBER');
     }
     const organization = await this.organizations.get(organizationId);
-    await this.cap.take('invitation', email);
+    await this.mails.take(email);
     const token = randomToken();
     const now = new Date();
     const invitation: OrganizationInvitation = {
@@ -94,7 +85,7 @@ export class InvitationsService {
         origin: { client, actorId: actor.user.id },
       });
     });
-    await this.send(organization, invitation, token, actor.user, url, client);
+    await this.mails.send(organization, invitation, token, actor.user, url, client);
     return invitation;
   }
 
@@ -181,43 +172,6 @@ export class InvitationsService {
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppException('ALREADY_MEMBER');
-      throw error;
-    }
-  }
-
-  /** The mail, or 503 EMAIL_SERVICE_ERROR with the invitation withdrawn (nobody holds it). */
-  private async send(
-    organization: Organization,
-    invitation: OrganizationInvitation,
-    token: string,
-    inviter: User,
-    applicationUrl: string | undefined,
-    client: ClientInfo,
-  ): Promise<void> {
-    try {
-      await this.mail.sendInvitation({
-        to: invitation.email,
-        organizationName: organization.name,
-        inviter: inviter.username,
-        token,
-        applicationUrl,
-        ttl: INVITATION_TTL,
-      });
-    } catch (error) {
-      await this.database
-        .run((manager) =>
-          manager
-            .withRepository(this.invitations)
-            .update({ id: invitation.id }, { withdrawnAt: new Date() }),
-        )
-        .catch(() => undefined);
-      if (error instanceof MailDeliveryError) {
-        this.logger.warn({
-          requestId: client.requestId,
-          msg: `The invitation email of ${invitation.id} was not sent (${error.reason})`,
-        });
-        throw new AppException('EMAIL_SERVICE_ERROR');
-      }
       throw error;
     }
   }

@@ -12,6 +12,7 @@ import { ActiveOrganizationController } from './active-organization.controller';
 import { ActiveOrganizations } from './active-organizations.service';
 import { AdminOrganizationsController } from './admin-organizations.controller';
 import { AdminOrganizations } from './admin-organizations.service';
+import { InvitationMails } from './invitation-mails.service';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
 import { MembersController } from './members.controller';
@@ -59,6 +60,7 @@ import { SessionOrganization } from './session-organization.entity';
     Memberships,
     OrgRoleGuard,
     InvitationsService,
+    InvitationMails,
     ActiveOrganizations,
     AdminOrganizations,
   ],

@@ -19,6 +19,11 @@ export interface RefreshClaims {
   ath?: number;
   /** The session's `amr`; absent from older tokens (read instead). */
   amr?: string[];
+  /**
+   * Whether a module adds claims to the session's access tokens (its row's `module_claims`): a
+   * refresh asks the modules only then. Absent from older tokens (the row is read instead).
+   */
+  mcl?: boolean;
 }
 
 /** A refresh token just issued, and what the access tokens beside it must say. */
@@ -31,6 +36,8 @@ export interface IssuedRefreshToken {
   /** The session family, which the access tokens issued beside it name as `sid`. */
   family: string;
   auth: SessionAuth;
+  /** Whether the access tokens beside it carry claims a module adds (SessionClaims). */
+  moduleClaims: boolean;
 }
 
 export function isRefreshClaims(payload: unknown): payload is RefreshClaims {
@@ -45,6 +52,7 @@ export function isRefreshClaims(payload: unknown): payload is RefreshClaims {
     typeof claims.fam === 'string' &&
     (claims.sst === undefined || typeof claims.sst === 'number') &&
     (claims.ath === undefined || typeof claims.ath === 'number') &&
+    (claims.mcl === undefined || typeof claims.mcl === 'boolean') &&
     (claims.amr === undefined ||
       (Array.isArray(claims.amr) && claims.amr.every((method) => typeof method === 'string')))
   );

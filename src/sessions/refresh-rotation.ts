@@ -118,6 +118,7 @@ export class RefreshRotation {
         now,
         start,
         auth,
+        this.rows.moduleClaimsOf(current),
       );
       const user = await this.users.findForTokenCheck(manager, userId);
       if (!user || user.disabledAt) throw refused();
@@ -130,7 +131,9 @@ export class RefreshRotation {
    * The common case in one statement: the presented token is live and not yet rotated, and its
    * session younger than SESSION_MAX_AGE (judged in the statement, so a lowered one holds at
    * once), so it is marked rotated (and held) and its successor inserted. Its expiry is the
-   * JWT's own, already checked. Anything else returns undefined for the careful path.
+   * JWT's own, already checked. Anything else returns undefined for the careful path. The
+   * token's `mcl` must match the row's too: a session whose module claims changed since (an
+   * organization chosen) is claimed by a second statement and its row read.
    */
   private async claimLive(
     manager: EntityManager,
@@ -138,30 +141,55 @@ export class RefreshRotation {
     reauthenticated: SessionAuth | undefined,
   ): Promise<IssuedRefreshToken | undefined> {
     const now = new Date();
-    const claimed = await this.database.write(
-      manager,
-      'UPDATE refresh_sessions SET rotated_at = ? WHERE id = ? AND user_id = ? AND family_id = ?' +
-        ' AND rotated_at IS NULL AND revoked_at IS NULL AND COALESCE(started_at, created_at) > ?',
-      [
-        this.database.sqlDate(now),
-        hashToken(claims.jti),
-        claims.sub,
-        claims.fam,
-        this.database.sqlDate(this.lifetime.cutoff(now)),
-      ],
-    );
+    let claimed = await this.claim(manager, claims, now, claims.mcl);
+    const changed = claimed !== 1 && claims.mcl !== undefined;
+    if (changed) claimed = await this.claim(manager, claims, now, undefined);
     if (claimed !== 1) return undefined;
     const auth = authOfClaims(claims);
-    // A token issued before its claims carried all of this: the row just claimed knows.
+    // A token issued before its claims carried all of this, or whose module claims changed
+    // since: the row just claimed knows.
     const row =
-      claims.sst === undefined || auth === undefined
+      claims.sst === undefined || auth === undefined || claims.mcl === undefined || changed
         ? await manager.withRepository(this.sessions).findOneByOrFail({ id: hashToken(claims.jti) })
         : undefined;
     const start = row ? this.lifetime.startOf(row) : new Date(claims.sst! * 1000);
     const next = successorJti(this.jwt.refreshSecret, claims.jti);
     const source = { id: hashToken(claims.jti), userId: claims.sub, familyId: claims.fam };
     const kept = row ? this.rows.authOf(row) : auth!;
-    return this.rows.insertSuccessor(manager, source, next, now, start, reauthenticated ?? kept);
+    const moduleClaims = row ? this.rows.moduleClaimsOf(row) : claims.mcl!;
+    const successorAuth = reauthenticated ?? kept;
+    return this.rows.insertSuccessor(
+      manager,
+      source,
+      next,
+      now,
+      start,
+      successorAuth,
+      moduleClaims,
+    );
+  }
+
+  /** Marks the presented token rotated if live (and its row's `module_claims` is `mcl`, if given). */
+  private claim(
+    manager: EntityManager,
+    claims: RefreshClaims,
+    now: Date,
+    mcl: boolean | undefined,
+  ): Promise<number> {
+    return this.database.write(
+      manager,
+      'UPDATE refresh_sessions SET rotated_at = ? WHERE id = ? AND user_id = ? AND family_id = ?' +
+        ' AND rotated_at IS NULL AND revoked_at IS NULL AND COALESCE(started_at, created_at) > ?' +
+        (mcl === undefined ? '' : ' AND module_claims = ?'),
+      [
+        this.database.sqlDate(now),
+        hashToken(claims.jti),
+        claims.sub,
+        claims.fam,
+        this.database.sqlDate(this.lifetime.cutoff(now)),
+        ...(mcl === undefined ? [] : [mcl ? 1 : 0]),
+      ],
+    );
   }
 
   /** A token already rotated (grace window or reuse), revoked, expired or unknown. */

@@ -55,4 +55,12 @@ export class RefreshSession {
   /** The methods that authenticated it (RFC 8176 names, comma-separated): the tokens' `amr`. */
   @Column({ type: 'varchar', length: 64, nullable: true })
   amr!: string | null;
+
+  /**
+   * Whether a module adds claims to the session's access tokens (set by the module, as POST
+   * /auth/organization does): a renewal asks the modules only then. Null in rows from before the
+   * column, which are asked. Copied forward like `startedAt`.
+   */
+  @Column({ name: 'module_claims', type: 'boolean', nullable: true })
+  moduleClaims!: boolean | null;
 }

@@ -38,12 +38,13 @@ export class SessionRows {
     auth: SessionAuth,
     client: ClientInfo | undefined,
   ): Promise<IssuedRefreshToken> {
-    const row = this.newRow(userId, familyId, jti, new Date(), undefined, auth);
+    const row = this.newRow(userId, familyId, jti, new Date(), undefined, auth, false);
     const date = (value: Date | null) => (value ? this.database.sqlDate(value) : null);
     await this.database.write(
       manager,
       'INSERT INTO refresh_sessions (id, user_id, family_id, created_at, expires_at,' +
-        ' started_at, ip, user_agent, auth_time, amr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ' started_at, ip, user_agent, auth_time, amr, module_claims)' +
+        ' VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)',
       [
         row.id,
         userId,
@@ -64,7 +65,7 @@ export class SessionRows {
    * A rotation's row: the login client is copied from the row just claimed, in the one statement
    * the rotation writes anyway (no read, no second write); the session's start and authentication
    * are the ones the claims named (or the claimed row held), so the row, its token and the access
-   * token beside it agree. Its `created_at` is the session's last use.
+   * token beside it agree, and so does `moduleClaims`. Its `created_at` is the session's last use.
    */
   async insertSuccessor(
     manager: EntityManager,
@@ -73,13 +74,14 @@ export class SessionRows {
     now: Date,
     start: Date,
     auth: SessionAuth,
+    moduleClaims: boolean,
   ): Promise<IssuedRefreshToken> {
-    const row = this.newRow(source.userId, source.familyId, jti, now, start, auth);
+    const row = this.newRow(source.userId, source.familyId, jti, now, start, auth, moduleClaims);
     const inserted = await this.database.write(
       manager,
       'INSERT INTO refresh_sessions (id, user_id, family_id, created_at, expires_at,' +
-        ' started_at, ip, user_agent, auth_time, amr)' +
-        ' SELECT ?, user_id, family_id, ?, ?, ?, ip, user_agent, ?, ?' +
+        ' started_at, ip, user_agent, auth_time, amr, module_claims)' +
+        ' SELECT ?, user_id, family_id, ?, ?, ?, ip, user_agent, ?, ?, ?' +
         ' FROM refresh_sessions WHERE id = ?',
       [
         row.id,
@@ -88,6 +90,7 @@ export class SessionRows {
         this.database.sqlDate(start),
         this.database.sqlDate(auth.authTime),
         row.amr,
+        moduleClaims ? 1 : 0,
         source.id,
       ],
     );
@@ -104,6 +107,29 @@ export class SessionRows {
     };
   }
 
+  /** Whether a module adds claims to the row's session (a row older than the column: ask). */
+  moduleClaimsOf(row: RefreshSession): boolean {
+    return row.moduleClaims !== false;
+  }
+
+  /**
+   * Marks the live rows of a session as having claims a module adds, or none: its next tokens
+   * say so, and a refresh asks the modules only when they do.
+   */
+  async markModuleClaims(
+    manager: EntityManager,
+    userId: string,
+    familyId: string,
+    moduleClaims: boolean,
+  ): Promise<void> {
+    await this.database.write(
+      manager,
+      'UPDATE refresh_sessions SET module_claims = ? WHERE family_id = ? AND user_id = ?' +
+        ' AND revoked_at IS NULL',
+      [moduleClaims ? 1 : 0, familyId, userId],
+    );
+  }
+
   /**
    * Signs the token for a stored session: the same row always gives the same token (every claim,
    * `iat` and `exp` included, comes from the row, and HS256 has no randomness). Its `exp` is
@@ -115,6 +141,7 @@ export class SessionRows {
     const iat = epochSeconds(row.createdAt);
     const exp = epochSeconds(this.lifetime.expiryOf(row));
     const auth = this.authOf(row);
+    const moduleClaims = this.moduleClaimsOf(row);
     const claims: RefreshClaims = {
       sub: row.userId,
       typ: 'refresh',
@@ -123,6 +150,7 @@ export class SessionRows {
       sst: epochSeconds(this.lifetime.startOf(row)),
       ath: epochSeconds(auth.authTime),
       amr: [...auth.methods],
+      mcl: moduleClaims,
       iat,
       exp,
     };
@@ -132,6 +160,7 @@ export class SessionRows {
       expiresAt: exp,
       family: row.familyId,
       auth,
+      moduleClaims,
     };
   }
 
@@ -146,6 +175,7 @@ export class SessionRows {
     now: Date,
     start: Date | undefined,
     auth: SessionAuth,
+    moduleClaims: boolean,
   ): RefreshSession {
     const iat = epochSeconds(now);
     const createdAt = new Date(iat * 1000);
@@ -167,6 +197,7 @@ export class SessionRows {
       // Whole seconds, as the tokens carry it: a row reissued later signs the same `ath`.
       authTime: new Date(epochSeconds(auth.authTime) * 1000),
       amr: auth.methods.join(','),
+      moduleClaims,
     };
   }
 }

@@ -92,6 +92,20 @@ export class SessionsService {
     return this.rotation.renew(userId, familyId, auth);
   }
 
+  /**
+   * Marks the session `familyId` as having claims a module adds to its access tokens, or none
+   * (in the transaction that changes them): its renewals ask the SessionClaims sources only
+   * when it has. Its next tokens (renew it) say so.
+   */
+  markModuleClaims(
+    manager: EntityManager,
+    userId: string,
+    familyId: string,
+    moduleClaims: boolean,
+  ): Promise<void> {
+    return this.rows.markModuleClaims(manager, userId, familyId, moduleClaims);
+  }
+
   /** The session behind these claims is live: not revoked, not expired, not retired long ago. */
   async isLive(claims: RefreshClaims): Promise<boolean> {
     const row = await this.sessions.findOneBy({ id: hashToken(claims.jti) });

@@ -64,6 +64,8 @@ export interface SessionRefresh {
   expiresAt: number;
   family: string;
   auth: SessionAuth;
+  /** False: no module adds claims to this session's tokens, and none is asked. */
+  moduleClaims?: boolean;
 }
 
 /** What a client gets for a session: in cookies, or in the body-token response. */
@@ -110,10 +112,12 @@ export class AccessTokensService {
 
   /**
    * `sessionTokens` for a session that goes on (a refresh, a step-up): its access token carries
-   * what the modules' SessionClaims sources say of it (the active organization).
+   * what the modules' SessionClaims sources say of it (the active organization). A session
+   * without any (its refresh token says so) costs no read.
    */
   async renewedSessionTokens(user: User, refresh: SessionRefresh): Promise<SessionTokens> {
-    const extra = await this.sessionClaims.of(user.id, refresh.family);
+    const extra =
+      refresh.moduleClaims === false ? {} : await this.sessionClaims.of(user.id, refresh.family);
     return this.sessionTokens(user, refresh, extra);
   }
 
