@@ -31,6 +31,7 @@ const PARTS: Record<string, { plugin: string; files: string[] }> = {
   },
   account: { plugin: 'account', files: ['client/src/account.ts'] },
   admin: { plugin: 'admin', files: ['client/src/admin.ts'] },
+  organizations: { plugin: 'organizations', files: ['client/src/organizations.ts'] },
 };
 const partOf = (file: string) =>
   Object.keys(PARTS).find((part) => PARTS[part].files.some((owned) => file.startsWith(owned)));
@@ -119,11 +120,13 @@ const EVERY_METHOD = `
   import { identityProviders } from '@auth-service/client/identity-providers';
   import { account } from '@auth-service/client/account';
   import { admin } from '@auth-service/client/admin';
+  import { organizations } from '@auth-service/client/organizations';
 
   const auth = createAuthClient({
     baseUrl: '/api/v1',
     plugins: [
       password(), emailCode(), secondFactor(), passkeys(), identityProviders(), account(), admin(),
+      organizations(),
     ],
   });
   export const status = () => auth.status();
@@ -140,6 +143,7 @@ const EVERY_METHOD = `
   export const providers = () => auth.identityProviders.list();
   export const profile = () => auth.account.getProfile();
   export const users = () => auth.admin.listUsers();
+  export const teams = () => auth.organizations.list();
 `;
 
 /** An app that uses one part of the SDK alone, besides the session engine. */

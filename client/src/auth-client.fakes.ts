@@ -4,6 +4,7 @@ import { admin } from './admin.js';
 import { createAuthClient, type AuthClientOptions } from './auth-client.js';
 import { emailCode } from './email-code.js';
 import { identityProviders } from './identity-providers.js';
+import { organizations } from './organizations.js';
 import { passkeys } from './passkeys.js';
 import { password } from './password.js';
 import { secondFactor } from './second-factor.js';
@@ -21,6 +22,7 @@ export const EVERY_PART = [
   identityProviders(),
   account(),
   admin(),
+  organizations(),
 ] as const;
 export const USER = { id: 'user_1', email: 'a@example.com', username: 'a', role: 'user' };
 

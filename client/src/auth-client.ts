@@ -252,9 +252,14 @@ export class AuthClient {
     return this.authed('POST', '/auth/reauthenticate/email-code');
   }
 
-  private async stepUp(body: Record<string, unknown>): Promise<SignedInResult> {
+  private stepUp(body: Record<string, unknown>): Promise<SignedInResult> {
+    return this.renewSession('POST', '/auth/reauthenticate', body);
+  }
+
+  /** New cookies for the same session (a step-up, a choice of organization), rotated as a refresh. */
+  private async renewSession(method: string, path: string, body: unknown): Promise<SignedInResult> {
     const sentAt = Date.now();
-    const result = await this.authedReplacing<SignedInResult>('POST', '/auth/reauthenticate', body);
+    const result = await this.authedReplacing<SignedInResult>(method, path, body);
     this.renewed(result.data.expires_in, sentAt);
     return result;
   }
@@ -315,6 +320,7 @@ export class AuthClient {
       authed: (method, path, body) => this.authed(method, path, body),
       signIn: (path, body) => this.signIn(path, body),
       stepUp: (body) => this.stepUp(body),
+      renewSession: (method, path, body) => this.renewSession(method, path, body),
       replaceSession: (method, path, body) => this.replaceSession(method, path, body),
       requestTokens: (path, body, looksRight) => this.requestTokens(path, body, looksRight),
       ended: (reason) => this.ended(reason, true),

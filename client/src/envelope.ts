@@ -27,13 +27,18 @@ export async function readBare<R>(response: Response, looksRight: (body: unknown
 /**
  * A 401 about the session (an access token missing, expired or revoked), which a refresh may
  * fix; not one about a code the user typed (`INVALID_MFA_CODE`) or a passkey the service refused
- * (`INVALID_PASSKEY`: a retry would send a used challenge). Reads a copy of the body.
+ * (`INVALID_PASSKEY`: a retry would send a used challenge), nor one about a mailed link's token
+ * (an invitation used, withdrawn or expired: its `details` name the `token`). Reads a copy.
  */
 export async function refusesSession(response: Response): Promise<boolean> {
   if (response.status !== 401) return false;
-  const body = await readJson(response.clone());
-  const error = (body as { error?: unknown } | undefined)?.error;
-  return error !== 'INVALID_MFA_CODE' && error !== 'INVALID_PASSKEY';
+  const body = (await readJson(response.clone())) as
+    { error?: unknown; details?: unknown } | undefined;
+  const error = body?.error;
+  const aboutLink =
+    Array.isArray(body?.details) &&
+    body.details.some((detail) => (detail as { field?: unknown } | null)?.field === 'token');
+  return error !== 'INVALID_MFA_CODE' && error !== 'INVALID_PASSKEY' && !aboutLink;
 }
 
 async function readJson(response: Response): Promise<unknown> {

@@ -29,6 +29,11 @@ export interface SessionEngine {
   /** A step-up (`POST /auth/reauthenticate` with `body`): the same session, renewed cookies. */
   stepUp(body: Record<string, unknown>): Promise<SignedInResult>;
   /**
+   * A signed-in call answered as a refresh is (new cookies for the same session, e.g. choosing
+   * the active organization): renewed here and in the other tabs, as `refresh()` renews.
+   */
+  renewSession(method: string, path: string, body: unknown): Promise<SignedInResult>;
+  /**
    * A signed-in call whose success ends every other session and gives this browser a new one
    * (a password change): the other tabs go on with it.
    */

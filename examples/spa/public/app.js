@@ -1,6 +1,6 @@
 // The example app: every call goes through the SDK, which keeps the tokens in HttpOnly cookies.
-// Links in its emails come back to /verify-email?token=…, /reset-password?token=… or
-// /sign-in?token=…, so the page knows which one it holds.
+// Links in its emails come back to /verify-email?token=…, /reset-password?token=…,
+// /sign-in?token=… or /accept-invitation?invitation=…, so the page knows which one it holds.
 import { API_URL } from './config.js';
 import { AuthError, createAuthClient, isSecondFactorRequired } from './sdk/index.js';
 import { password } from './sdk/password.js';
@@ -9,6 +9,7 @@ import { secondFactor } from './sdk/second-factor.js';
 import { passkeys } from './sdk/passkeys.js';
 import { identityProviders } from './sdk/identity-providers.js';
 import { account } from './sdk/account.js';
+import { organizations } from './sdk/organizations.js';
 import { PASSWORD_RULES, describe, fieldWords, isPassing } from './messages.js';
 import {
   addPasswordRules,
@@ -28,17 +29,33 @@ import { wirePasskeys } from './passkeys.js';
 import { wireEmailCode } from './email-code.js';
 import { wireIdentityProviders } from './identity-providers.js';
 import { wireStepUp } from './step-up.js';
+import { wireOrganizations } from './organizations.js';
 
 // Every way in and every area of the account: an app that offers fewer passes fewer, and ships less.
 const auth = createAuthClient({
   baseUrl: API_URL,
-  plugins: [password(), emailCode(), secondFactor(), passkeys(), identityProviders(), account()],
+  plugins: [
+    password(),
+    emailCode(),
+    secondFactor(),
+    passkeys(),
+    identityProviders(),
+    account(),
+    organizations(),
+  ],
 });
 // For trying the SDK in the browser's console.
 window.auth = auth;
 
 const $ = (selector) => document.querySelector(selector);
-const VIEWS = ['#signed-out', '#second-step', '#signed-in', '#unavailable', '#reset'];
+const VIEWS = [
+  '#signed-out',
+  '#second-step',
+  '#signed-in',
+  '#invitation',
+  '#unavailable',
+  '#reset',
+];
 /** The signed-out tasks, one on screen at a time, each at its own address (`/#create-account`). */
 const TASKS = [
   'log-in',
@@ -128,7 +145,8 @@ function showSignedIn(user) {
   profile.elements.username.value = user.username;
   profile.elements.name.value = user.name ?? '';
   profile.elements.picture.value = user.picture ?? '';
-  show('#signed-in');
+  // An invitation's link opened before the sign-in: its page first, the account behind it.
+  if (!organizationsView.offerInvitation()) show('#signed-in');
   $('#signed-in').setAttribute('aria-busy', 'true');
   // Settled once every card has loaded: a result said after that stays where it was put.
   return Promise.allSettled([
@@ -137,6 +155,7 @@ function showSignedIn(user) {
     secondFactorView.load(),
     passkeysView.load(),
     identityProvidersView.load(),
+    organizationsView.load(user),
   ]).then(() => $('#signed-in').removeAttribute('aria-busy'));
 }
 
@@ -425,6 +444,7 @@ auth.onSessionEnded((reason) => {
   secondFactorView.reset();
   passkeysView.reset();
   accountView.reset();
+  organizationsView.reset();
   if (reason === 'logout') {
     showSignedOut('Signed out', 'log-in');
   } else if (reason === 'account-deleted') {
@@ -541,6 +561,7 @@ async function offerSignInMethods() {
 }
 
 const identityProvidersView = wireIdentityProviders({ auth, withStepUp, onSubmit });
+const organizationsView = wireOrganizations({ auth, onSubmit, link, show });
 
 for (const form of FORMS) resultArea(form);
 for (const card of document.querySelectorAll('.card, #unavailable')) resultArea(card);
@@ -556,9 +577,21 @@ const providerReturn = identityProvidersView.readReturn();
 
 const route = location.pathname;
 const token = new URLSearchParams(location.search).get('token');
+const invitation = new URLSearchParams(location.search).get('invitation');
 // The token leaves the address bar at once: it must not stay in history or be shared.
-if (token) history.replaceState(null, '', '/');
-if (route === '/reset-password' && token) {
+if (token || invitation) history.replaceState(null, '', '/');
+if (route === '/accept-invitation' && invitation) {
+  // Signed in, its page shows; signed out, the login says why, and the page follows the sign-in.
+  organizationsView.holdInvitation(invitation);
+  await showCurrentState('log-in');
+  if (!$('#signed-out').hidden) {
+    say(
+      $('#login-form'),
+      'Log in to accept your invitation. No account yet? Create one with the invited email address, verify it, then open the link again.',
+      'info',
+    );
+  }
+} else if (route === '/reset-password' && token) {
   resetToken = token;
   setStatus('Choose a new password');
   show('#reset');

@@ -34,6 +34,7 @@ const FIELD_WORDS = {
   },
   'totp-disable': { password: 'Enter your current password.' },
   passkey: { name: 'Enter a name for the passkey: 1 to 64 characters, on one line.' },
+  'org-create': { name: 'Enter a name for the organization: 1 to 100 characters.' },
 };
 
 /** Codes that are about one field: the words beside it, by task where they differ. */
@@ -85,6 +86,7 @@ const CODE_WORDS = {
     reset: 'This reset link has expired or was already used. Ask for a new one below.',
     'confirm-email': 'This confirmation link has expired or was already used.',
     'second-step': 'This sign-in attempt has expired. Log in again.',
+    invitation: 'This invitation link does not work. Ask whoever invited you for a new one.',
   },
   INVALID_PASSWORD: 'That is not your current password.',
   INVALID_MFA_CODE: 'That code is wrong or was already used.',
@@ -135,6 +137,13 @@ const CODE_WORDS = {
       'That is not the provider account linked to yours: nothing changed. Sign in there with the linked one.',
   },
   SESSION_NOT_FOUND: 'That session has already ended.',
+  ORGANIZATION_EXISTS: 'Another organization has this name already: choose another one.',
+  ORGANIZATION_NOT_FOUND:
+    'That organization is gone, or you are no longer one of its members: the list is up to date now.',
+  LAST_OWNER: 'An organization needs an owner: make another member owner first.',
+  ALREADY_MEMBER: 'Someone with this email address is a member already.',
+  INVITATION_EMAIL_MISMATCH:
+    'This invitation is for another email address, or yours is not verified yet. Sign in with the invited address (verified), then open the link again.',
   NOT_FOUND: {
     '*': 'This service does not offer that.',
     'email-code': 'Signing in with a code by email is switched off on this service.',
@@ -171,6 +180,11 @@ const LINK_WORDS = {
     replaced:
       'You asked for another change since: use the link in the latest email. Your email address did not change with this one.',
     used: 'This confirmation link was already used, or a later change to your account cancelled it.',
+  },
+  invitation: {
+    used: 'This invitation was already accepted.',
+    withdrawn: 'This invitation was withdrawn. Ask whoever invited you for a new one.',
+    expired: 'This invitation has expired. Ask whoever invited you for a new one.',
   },
 };
 
