@@ -20,6 +20,7 @@ import { SealedFederationFlows1764979200000 } from './migrations/1764979200000-s
 import { UserListingIndexes1765065600000 } from './migrations/1765065600000-user-listing-indexes';
 import { Webhooks1765152000000 } from './migrations/1765152000000-webhooks';
 import { Organizations1765238400000 } from './migrations/1765238400000-organizations';
+import { MailQueue1765324800000 } from './migrations/1765324800000-mail-queue';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -40,6 +41,7 @@ export const MIGRATIONS = [
   UserListingIndexes1765065600000,
   Webhooks1765152000000,
   Organizations1765238400000,
+  MailQueue1765324800000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */
