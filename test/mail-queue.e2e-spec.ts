@@ -177,7 +177,9 @@ describe('mails that may fail quietly go through the queue', () => {
     expect(text).toMatch(/auth_mail_queue_total\{kind="verification",outcome="queued"\} [1-9]/);
     expect(text).toMatch(/auth_mail_queue_total\{kind="verification",outcome="sent"\} [1-9]/);
     expect(text).toMatch(/auth_mail_queue_total\{kind="verification",outcome="failed"\} [1-9]/);
-    expect(text).toMatch(/auth_mail_queue_total\{kind="password-changed",outcome="retrying"\} 1/);
+    expect(text).toMatch(
+      /auth_mail_queue_total\{kind="password-changed",outcome="retrying"\} [1-9]/,
+    );
     expect(text).toMatch(/auth_mail_queue_depth \d+/);
   });
 });
