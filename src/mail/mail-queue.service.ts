@@ -15,6 +15,12 @@ export type MailToQueue =
   | { kind: 'verification'; message: TokenMail }
   | { kind: Exclude<QueuedMailKind, 'verification'>; message: NoticeMail };
 
+/** What one attempt came to, and the transport's reason when SMTP did not take the mail. */
+export interface Attempt {
+  outcome: QueueOutcome;
+  error: string | null;
+}
+
 /** A claim outlives the SMTP timeouts of one attempt (connect, greeting, socket) by this much. */
 const LEASE_MARGIN_MS = 10_000;
 /** Due mails one claim takes. */
@@ -68,14 +74,17 @@ export class MailQueue {
     this.database.afterCommit(manager, () => this.attempt(id).then(() => undefined));
   }
 
-  /** The first attempt at mail `id`, once its transaction has committed; true if SMTP took it. */
-  async attempt(id: string): Promise<boolean> {
-    const outcomes = await this.send([id]);
-    return outcomes[0] === 'sent';
+  /**
+   * The first attempt at mail `id`, once its transaction has committed: null if SMTP took it (or
+   * another worker has it), else why not (the transport's reason, for the caller's log line).
+   */
+  async attempt(id: string): Promise<string | null> {
+    const [attempt] = await this.send([id]);
+    return attempt && attempt.outcome !== 'sent' ? (attempt.error ?? attempt.outcome) : null;
   }
 
   /** Claims due mails (those read as due among `ids`, or the oldest due) and sends them. */
-  async send(ids?: readonly string[]): Promise<QueueOutcome[]> {
+  async send(ids?: readonly string[]): Promise<Attempt[]> {
     const claimed = await this.claim(ids);
     return Promise.all(claimed.map((row) => this.deliver(row)));
   }
@@ -104,12 +113,12 @@ export class MailQueue {
     });
   }
 
-  private async deliver(row: QueuedMail): Promise<QueueOutcome> {
+  private async deliver(row: QueuedMail): Promise<Attempt> {
     const kind = row.kind as QueuedMailKind;
     const now = new Date();
     let error: string | null = null;
     if (row.expiresAt && row.expiresAt <= now) {
-      return this.record(row, kind, 'expired', null);
+      return { outcome: await this.record(row, kind, 'expired', null), error: null };
     }
     try {
       // The life the mail states: the whole one at the first attempt, what is left at a retry.
@@ -121,7 +130,7 @@ export class MailQueue {
     const pause = this.config.retrySchedule[row.attempts];
     const outcome: QueueOutcome =
       error === null ? 'sent' : pause === undefined ? 'failed' : 'retrying';
-    return this.record(row, kind, outcome, error, pause);
+    return { outcome: await this.record(row, kind, outcome, error, pause), error };
   }
 
   private render(kind: QueuedMailKind, payload: string, left: number | undefined): Promise<void> {

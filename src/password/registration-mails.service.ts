@@ -66,14 +66,19 @@ export class RegistrationMails {
    * The queued mail's first attempt, once the account has committed: before the answer, or after
    * it (`later`: ACCOUNT_ENUMERATION_PROTECTION). One SMTP refuses is retried by the queue.
    */
-  async firstAttempt(id: string, client: ClientInfo | undefined, later: boolean): Promise<void> {
+  async firstAttempt(
+    id: string,
+    user: User,
+    client: ClientInfo | undefined,
+    later: boolean,
+  ): Promise<void> {
     const attempt = async () => {
-      if (!(await this.queue.attempt(id))) {
-        this.logger.warn({
-          requestId: client?.requestId,
-          msg: `Verification email ${id} not sent yet: queued for MAIL_RETRY_SCHEDULE`,
-        });
-      }
+      const refused = await this.queue.attempt(id);
+      if (refused === null) return;
+      this.logger.warn({
+        requestId: client?.requestId,
+        msg: `Verification email for ${user.id} not sent (${refused}); retried on MAIL_RETRY_SCHEDULE`,
+      });
     };
     if (later) this.afterAnswer.run('A verification email', client, attempt);
     else await attempt();

@@ -81,7 +81,7 @@ export class RegistrationService {
       throw new AppException('REGISTRATION_FAILED', { message, details: [{ field, message }] });
     }
     const { user, mailId } = created;
-    if (mailId) await this.mails.firstAttempt(mailId, client, this.hideAccounts);
+    if (mailId) await this.mails.firstAttempt(mailId, user, client, this.hideAccounts);
     // Capped or not alike under ACCOUNT_ENUMERATION_PROTECTION: the answer tells nothing.
     return { user, mail: mailId || this.hideAccounts ? 'queued' : 'capped' };
   }
