@@ -11,7 +11,7 @@ const PROTECTED = { ACCOUNT_ENUMERATION_PROTECTION: 'true' };
 const RESET = /^Reset your/;
 const VERIFY = /^Verify your email/;
 const ATTEMPT = /^Someone tried to sign up/;
-const REGISTERED = 'Registration successful. Check your email to verify your account.';
+const REGISTERED = 'Registration successful. A verification email is on its way: check your inbox.';
 
 /** What tells two answers apart, less what differs on every request. */
 function seen(response: Response, ...alsoVarying: string[]) {

@@ -1,29 +1,23 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
-import { Database } from '../database/database.service';
 import { DomainEvent } from '../events/domain-event.catalogue';
 import { DomainEvents } from '../events/domain-events.service';
-import { MailDeliveryError, MailService } from '../mail/mail.service';
+import { MailQueue } from '../mail/mail-queue.service';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
-import { User } from '../users/user.entity';
 
 /**
  * The notice to the old address once an email change is confirmed, with a link that undoes it
- * (EmailChangeUndoService). The link is issued inside the change's transaction, so there is no
- * change without its way back; the mail goes once it has committed. The change stands whether
- * or not the notice goes out: one that could not be sent is logged.
+ * (EmailChangeUndoService). The link is issued inside the change's transaction, and the notice
+ * queued with it (MailQueue): there is no change without its way back, and the mail is retried
+ * while SMTP refuses, until the link expires. The change stands whether or not it goes out.
  */
 @Injectable()
 export class EmailChangedNotice implements OnModuleInit {
-  private readonly logger = new Logger(EmailChangedNotice.name);
-
   constructor(
     private readonly events: DomainEvents,
-    private readonly database: Database,
     private readonly tokens: VerificationTokensService,
-    private readonly mail: MailService,
+    private readonly queue: MailQueue,
     private readonly mailConfig: MailConfig,
   ) {}
 
@@ -43,34 +37,15 @@ export class EmailChangedNotice implements OnModuleInit {
       ttl,
       previousEmail,
     );
-    const client = event.origin?.client;
-    this.database.afterCommit(manager, () =>
-      this.send(user, previousEmail, { token, ttl }, client),
-    );
-  }
-
-  private async send(
-    user: User,
-    previousEmail: string,
-    undo: { token: string; ttl: number },
-    client: ClientInfo | undefined,
-  ): Promise<void> {
-    try {
-      await this.mail.sendEmailChangedNotice({
-        to: previousEmail,
-        username: user.username,
-        at: user.updatedAt,
-        ip: client?.ip,
-        newEmail: user.email,
-        undo,
-      });
-    } catch (error) {
-      this.logger.warn({
-        requestId: client?.requestId,
-        msg: `The email-changed notice to the old address of ${user.id} was not sent (${
-          error instanceof MailDeliveryError ? error.reason : 'unknown error'
-        })`,
-      });
-    }
+    const message = {
+      to: previousEmail,
+      username: user.username,
+      at: user.updatedAt,
+      ip: event.origin?.client?.ip,
+      newEmail: user.email,
+      undo: { token, ttl },
+    };
+    const expiresAt = new Date(Date.now() + ttl * 1000);
+    await this.queue.queueAndSend(manager, { kind: 'email-changed', message }, expiresAt);
   }
 }

@@ -134,6 +134,7 @@ export function loadConfig(env: RawEnv, read = new EnvReader(env)): Config {
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 5000, 100, 60_000),
       recipientLimit: read.int('MAIL_RECIPIENT_LIMIT', 3, 1, 100_000),
       recipientWindow: read.int('MAIL_RECIPIENT_WINDOW', 900, 1, 7 * DAY),
+      retrySchedule: readSchedule(read, 'MAIL_RETRY_SCHEDULE', DEFAULT_MAIL_RETRIES),
     },
     mfa: readMfa(read, production, dataDir),
     webauthn: readWebAuthn(read, { publicUrl, appName, appOrigins }),
@@ -150,8 +151,21 @@ export function loadConfig(env: RawEnv, read = new EnvReader(env)): Config {
 }
 
 const DEFAULT_WEBHOOK_RETRIES = '5,300,1800,7200,18000,36000,36000';
+const DEFAULT_MAIL_RETRIES = '5,30,120,600,1800,3600';
 
-/** Webhook deliveries: the retry schedule is seconds, comma-separated, each 1 s to 7 days. */
+/** A retry schedule (webhooks, queued mails): seconds, comma-separated, each 1 s to 7 days. */
+function readSchedule(read: EnvReader, name: string, fallback: string): readonly number[] {
+  const parts = (read.string(name) ?? fallback).split(',').map((part) => part.trim());
+  const schedule = parts.map(Number);
+  const valid =
+    parts.length <= 20 &&
+    parts.every((part) => /^\d+$/.test(part)) &&
+    schedule.every((seconds) => seconds >= 1 && seconds <= 7 * DAY);
+  if (valid) return schedule;
+  read.report(name, 'must be at most 20 whole numbers of seconds (1 to 604800), comma-separated');
+  return [];
+}
+
 /** The blocking hooks' URLs follow the webhooks' rule: one WEBHOOK_ALLOW_HTTP for both. */
 function hooksAndWebhooks(
   read: EnvReader,
@@ -162,24 +176,11 @@ function hooksAndWebhooks(
 }
 
 function readWebhooks(read: EnvReader, production: boolean): WebhookConfig {
-  const text = read.string('WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_WEBHOOK_RETRIES;
-  const parts = text.split(',').map((part) => part.trim());
-  const schedule = parts.map(Number);
-  const valid =
-    parts.length <= 20 &&
-    parts.every((part) => /^\d+$/.test(part)) &&
-    schedule.every((seconds) => seconds >= 1 && seconds <= 7 * DAY);
-  if (!valid) {
-    read.report(
-      'WEBHOOK_RETRY_SCHEDULE',
-      'must be at most 20 whole numbers of seconds (1 to 604800), comma-separated',
-    );
-  }
   const allowHttp = read.bool('WEBHOOK_ALLOW_HTTP', false);
   const allowPrivateNetworks = read.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false);
   return {
     timeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
-    retrySchedule: valid ? schedule : [],
+    retrySchedule: readSchedule(read, 'WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRIES),
     // Outside production any address goes: a developer's receiver is on localhost.
     allowHttp: allowHttp || !production,
     allowPrivateNetworks: allowPrivateNetworks || !production,

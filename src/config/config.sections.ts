@@ -159,6 +159,8 @@ export class MailConfig {
   /** Mails of one kind one address may get in any `recipientWindow` seconds. */
   readonly recipientLimit!: number;
   readonly recipientWindow!: number;
+  /** MAIL_RETRY_SCHEDULE: seconds before each retry of a queued mail; after the last, `failed`. */
+  readonly retrySchedule!: readonly number[];
 }
 
 /** The second factor and step-up. */

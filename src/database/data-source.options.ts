@@ -22,6 +22,7 @@ import { Webhooks1765152000000 } from './migrations/1765152000000-webhooks';
 import { Organizations1765238400000 } from './migrations/1765238400000-organizations';
 import { SessionModuleClaims1765324800000 } from './migrations/1765324800000-session-module-claims';
 import { OrganizationMemberIndexes1765411200000 } from './migrations/1765411200000-organization-member-indexes';
+import { MailQueue1765497600000 } from './migrations/1765497600000-mail-queue';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   Organizations1765238400000,
   SessionModuleClaims1765324800000,
   OrganizationMemberIndexes1765411200000,
+  MailQueue1765497600000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

@@ -27,10 +27,7 @@ import { Registration, RegistrationService } from './registration.service';
 type UserEnvelope = Envelope<UserDataModel>;
 
 const REGISTERED: Record<Registration['mail'], string> = {
-  sent: 'Registration successful. Check your email to verify your account.',
-  queued: 'Registration successful. Check your email to verify your account.',
-  failed:
-    'Registration successful, but the verification email could not be sent. Request a new one.',
+  queued: 'Registration successful. A verification email is on its way: check your inbox.',
   capped:
     'Registration successful, but this address has had too many emails lately: request the ' +
     'verification email again later.',
@@ -52,8 +49,9 @@ export class PasswordSignInController {
   @ApiOperation({
     summary: 'Create an account and mail its verification link',
     description:
-      'The account exists, unverified, once this answers 201, even when the email could not be ' +
-      'sent (the message says so; resend-verification-email sends another). The verification ' +
+      'The account exists, unverified, once this answers 201; the verification mail is on its ' +
+      'way: queued with the account, and retried on MAIL_RETRY_SCHEDULE while SMTP refuses it, ' +
+      'until its link expires (resend-verification-email sends another at once). The verification ' +
       "mail counts toward the address's cap (MAIL_RECIPIENT_LIMIT per MAIL_RECIPIENT_WINDOW " +
       'seconds), but a registration is never refused for it: when the address has had its ' +
       'verification mails, the account is created unmailed and the message says so. With ' +
@@ -67,9 +65,13 @@ export class PasswordSignInController {
       'of login and the email links.',
   })
   @Public()
-  @ApiEnvelope(201, 'Registration successful. Check your email to verify your account.', {
-    data: UserDataModel,
-  })
+  @ApiEnvelope(
+    201,
+    'Registration successful. A verification email is on its way: check your inbox.',
+    {
+      data: UserDataModel,
+    },
+  )
   @ApiErrors(
     ['REGISTRATION_FAILED', 400],
     'REGISTRATION_FAILED',

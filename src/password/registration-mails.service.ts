@@ -2,14 +2,19 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ClientInfo } from '../common/http/request-context';
 import { MailConfig } from '../config/config.sections';
 import { MailRecipientCap } from '../mail/mail-recipient-cap.service';
-import { MailDeliveryError, MailService } from '../mail/mail.service';
+import { MailService } from '../mail/mail.service';
+import { MailQueue } from '../mail/mail-queue.service';
+import { EntityManager } from 'typeorm';
 import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { NewUser, UsersService } from '../users/users.service';
 import { AfterAnswer } from '../mail/after-answer.service';
 
-/** What became of a registration's verification mail (`queued`: it goes out after the answer). */
-export type RegistrationMail = 'sent' | 'failed' | 'capped' | 'queued';
+/**
+ * What became of a registration's verification mail: `queued` in the registration's transaction
+ * (MailQueue sends and retries it), or not, because the address had its share (`capped`).
+ */
+export type RegistrationMail = 'queued' | 'capped';
 
 /**
  * The mails a registration sends: the verification mail, and under
@@ -28,58 +33,55 @@ export class RegistrationMails {
     private readonly verificationTokens: VerificationTokensService,
     private readonly users: UsersService,
     private readonly afterAnswer: AfterAnswer,
+    private readonly queue: MailQueue,
   ) {}
 
-  /** The verification mail, after the answer. */
-  verificationLater(
-    user: User,
-    token: string,
-    applicationUrl: string | undefined,
-    client: ClientInfo | undefined,
-  ): RegistrationMail {
-    this.afterAnswer.run('A verification email', client, async () => {
-      await this.verification(user, token, applicationUrl, client);
-    });
-    return 'queued';
-  }
-
   /**
-   * Registration's verification mail: counted with the resends, but never a reason to refuse the
-   * account, which is created; the mail can be asked for again once the address has a free slot.
+   * In the registration's transaction, once the account is written: its verification token and
+   * mail, queued; none when the address has had its share of verification mails (the account is
+   * still created, and the mail can be asked for again once the address has a free slot).
+   * Returns the queued mail's id.
    */
-  async verification(
+  async queueVerification(
+    manager: EntityManager,
     user: User,
-    token: string,
     applicationUrl: string | undefined,
     client: ClientInfo | undefined,
-  ): Promise<RegistrationMail> {
+  ): Promise<string | undefined> {
     if ((await this.cap.reserve('verification', user.email)) > 0) {
-      await this.verificationTokens.discard(token).catch(() => {
-        // Never sent, so nobody holds it; it expires unused.
-      });
       this.logger.warn({
         requestId: client?.requestId,
         msg: `Verification email for ${user.id} not sent: its address has had too many lately`,
       });
-      return 'capped';
+      return undefined;
     }
-    try {
-      await this.mail.sendVerificationEmail({
-        to: user.email,
-        username: user.username,
-        token,
-        applicationUrl,
-        ttl: this.mailConfig.verificationTtl,
-      });
-      return 'sent';
-    } catch (error) {
-      if (!(error instanceof MailDeliveryError)) throw error;
+    const ttl = this.mailConfig.verificationTtl;
+    const token = await this.verificationTokens.issue(manager, user.id, 'email_verification', ttl);
+    const message = { to: user.email, username: user.username, token, applicationUrl, ttl };
+    const expiresAt = new Date(Date.now() + ttl * 1000);
+    return this.queue.queue(manager, { kind: 'verification', message }, expiresAt);
+  }
+
+  /**
+   * The queued mail's first attempt, once the account has committed: before the answer, or after
+   * it (`later`: ACCOUNT_ENUMERATION_PROTECTION). One SMTP refuses is retried by the queue.
+   */
+  async firstAttempt(
+    id: string,
+    user: User,
+    client: ClientInfo | undefined,
+    later: boolean,
+  ): Promise<void> {
+    const attempt = async () => {
+      const refused = await this.queue.attempt(id);
+      if (refused === null) return;
       this.logger.warn({
         requestId: client?.requestId,
-        msg: `Verification email for ${user.id} not sent (${error.reason}); the user can request it again`,
+        msg: `Verification email for ${user.id} not sent (${refused}); retried on MAIL_RETRY_SCHEDULE`,
       });
-      return 'failed';
-    }
+    };
+    if (later) this.afterAnswer.run('A verification email', client, attempt);
+    else await attempt();
   }
 
   /** After the answer, a notice to the owner of the taken address `input` named. */

@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DomainEvents } from '../events/domain-events.service';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
-import { MailConfig, SecurityConfig } from '../config/config.sections';
+import { SecurityConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { SsoRequirement } from '../auth/sso-requirement';
-import { VerificationTokensService } from '../tokens/verification-tokens.service';
 import { User } from '../users/user.entity';
 import { DuplicateUserError, NewUser, UsersService } from '../users/users.service';
 import { ApplicationUrlPolicy } from '../auth/application-url.policy';
@@ -15,10 +14,7 @@ import { RegistrationMail, RegistrationMails } from './registration-mails.servic
 
 export interface Registration {
   user: User;
-  /**
-   * What became of the verification mail; the account exists whatever it says. `queued`: it goes
-   * out after the answer (ACCOUNT_ENUMERATION_PROTECTION), if the address has a free slot.
-   */
+  /** What became of the verification mail; the account exists whatever it says. */
   mail: RegistrationMail;
 }
 
@@ -31,8 +27,6 @@ export class RegistrationService {
     private readonly database: Database,
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
-    private readonly verificationTokens: VerificationTokensService,
-    private readonly mailConfig: MailConfig,
     private readonly applicationUrls: ApplicationUrlPolicy,
     private readonly events: DomainEvents,
     private readonly sso: SsoRequirement,
@@ -43,9 +37,9 @@ export class RegistrationService {
   }
 
   /**
-   * The account and its verification token are written together or not at all. The email goes
-   * out after the commit: if it cannot be sent the account stays (a retry would otherwise be
-   * refused as a duplicate) and the user can ask for the email again.
+   * The account, its verification token and the queued verification mail are written together
+   * or not at all. The mail's first attempt follows the commit; one SMTP refuses is retried on
+   * MAIL_RETRY_SCHEDULE (MailQueue) while the account stands.
    *
    * With ACCOUNT_ENUMERATION_PROTECTION the answer does not depend on the address: the mail goes
    * out after the answer, and a taken email (with a free username) is answered with a user built
@@ -61,7 +55,7 @@ export class RegistrationService {
       'emailConfig.applicationUrl',
     );
     const passwordHash = await this.hasher.hash(input.password);
-    let created: { user: User; token: string };
+    let created: { user: User; mailId: string | undefined };
     try {
       created = await this.database.transaction(async (manager) => {
         const user = await this.users.create(manager, { ...input, passwordHash });
@@ -70,13 +64,8 @@ export class RegistrationService {
           data: { user, method: 'password' },
           origin: { client },
         });
-        const token = await this.verificationTokens.issue(
-          manager,
-          user.id,
-          'email_verification',
-          this.mailConfig.verificationTtl,
-        );
-        return { user, token };
+        const mailId = await this.mails.queueVerification(manager, user, applicationUrl, client);
+        return { user, mailId };
       });
     } catch (error) {
       if (!(error instanceof DuplicateUserError)) throw error;
@@ -91,11 +80,10 @@ export class RegistrationService {
       // The field in `details`, as for invalid input: a form marks it without reading `message`.
       throw new AppException('REGISTRATION_FAILED', { message, details: [{ field, message }] });
     }
-    const { user, token } = created;
-    const mail = this.hideAccounts
-      ? this.mails.verificationLater(user, token, applicationUrl, client)
-      : await this.mails.verification(user, token, applicationUrl, client);
-    return { user, mail };
+    const { user, mailId } = created;
+    if (mailId) await this.mails.firstAttempt(mailId, user, client, this.hideAccounts);
+    // Capped or not alike under ACCOUNT_ENUMERATION_PROTECTION: the answer tells nothing.
+    return { user, mail: mailId || this.hideAccounts ? 'queued' : 'capped' };
   }
 
   /**

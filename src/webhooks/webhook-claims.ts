@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { WebhookConfig } from '../config/config.sections';
 import { Database } from '../database/database.service';
 import { SecretBox } from '../common/crypto/secret-box';
+import { leaseDue, marks, shuffled } from '../database/due-rows';
 import { newId, rawDate } from './webhook-ids';
 import { AttemptOutcome } from './webhook-metrics';
 
@@ -73,19 +73,15 @@ export class WebhookClaims {
         taken.set(row.webhook_id, (taken.get(row.webhook_id) ?? 0) + 1);
         return true;
       });
-      const ids = await this.lock(
+      const { claim, ids } = await leaseDue(
+        this.database,
         manager,
+        'webhook_deliveries',
         picked.map((row) => row.id),
         now,
+        this.config.timeoutMs + LEASE_MARGIN_MS,
       );
       if (ids.length === 0) return [];
-      const claim = randomUUID();
-      const lease = new Date(now.getTime() + this.config.timeoutMs + LEASE_MARGIN_MS);
-      await this.database.write(
-        manager,
-        `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ? WHERE id IN (${marks(ids)})`,
-        [claim, this.database.sqlDate(lease), ...ids],
-      );
       return this.load(manager, ids, claim, now);
     });
   }
@@ -190,33 +186,4 @@ export class WebhookClaims {
       };
     });
   }
-
-  /**
-   * Of the rows read as due, those still due now, locked by primary key: on MariaDB with `FOR
-   * UPDATE SKIP LOCKED`, so rows another instance is claiming are passed over, not waited for,
-   * and rows it claimed since (their lease moved `next_attempt_at`) are not due any more. SQLite
-   * runs one unit of work at a time: what was read is what is there.
-   */
-  private async lock(manager: EntityManager, ids: string[], now: Date): Promise<string[]> {
-    if (ids.length === 0 || this.database.holdsEventLoop) return ids;
-    const rows: Array<{ id: string }> = await manager.query(
-      `SELECT id FROM webhook_deliveries WHERE id IN (${marks(ids)})` +
-        " AND status = 'pending' AND next_attempt_at <= ? FOR UPDATE SKIP LOCKED",
-      [...ids, this.database.sqlDate(now)],
-    );
-    return rows.map((row) => row.id);
-  }
-}
-
-function shuffled<T>(items: readonly T[]): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
-}
-
-function marks(values: readonly unknown[]): string {
-  return values.map(() => '?').join(', ');
 }

@@ -105,6 +105,9 @@ export async function startTestApp(
       THROTTLE_AUTH_LIMIT: '100000',
       // Suites mail one address more often than a person would; the cap's own suites set it.
       MAIL_RECIPIENT_LIMIT: '100000',
+      // A mail SMTP refused is not retried during a suite (it would land in another test's
+      // mailbox); the queue's own suite sets a short schedule.
+      MAIL_RETRY_SCHEDULE: '3600',
       ...env,
     },
     options,
