@@ -9,6 +9,7 @@ import { secondFactor } from './sdk/second-factor.js';
 import { passkeys } from './sdk/passkeys.js';
 import { identityProviders } from './sdk/identity-providers.js';
 import { account } from './sdk/account.js';
+import { admin } from './sdk/admin.js';
 import { PASSWORD_RULES, describe, fieldWords, isPassing } from './messages.js';
 import {
   addPasswordRules,
@@ -28,11 +29,20 @@ import { wirePasskeys } from './passkeys.js';
 import { wireEmailCode } from './email-code.js';
 import { wireIdentityProviders } from './identity-providers.js';
 import { wireStepUp } from './step-up.js';
+import { wireWebhooks } from './webhooks.js';
 
 // Every way in and every area of the account: an app that offers fewer passes fewer, and ships less.
 const auth = createAuthClient({
   baseUrl: API_URL,
-  plugins: [password(), emailCode(), secondFactor(), passkeys(), identityProviders(), account()],
+  plugins: [
+    password(),
+    emailCode(),
+    secondFactor(),
+    passkeys(),
+    identityProviders(),
+    account(),
+    admin(),
+  ],
 });
 // For trying the SDK in the browser's console.
 window.auth = auth;
@@ -137,6 +147,7 @@ function showSignedIn(user) {
     secondFactorView.load(),
     passkeysView.load(),
     identityProvidersView.load(),
+    webhooksView.load(user),
   ]).then(() => $('#signed-in').removeAttribute('aria-busy'));
 }
 
@@ -541,6 +552,7 @@ async function offerSignInMethods() {
 }
 
 const identityProvidersView = wireIdentityProviders({ auth, withStepUp, onSubmit });
+const webhooksView = wireWebhooks({ auth, withStepUp });
 
 for (const form of FORMS) resultArea(form);
 for (const card of document.querySelectorAll('.card, #unavailable')) resultArea(card);
