@@ -64,7 +64,11 @@ describe('the example app: the administrators’ webhooks page', () => {
       const path = `/hooks-${size}`;
       const { page, failures, consoleErrors } = await signedIn(viewport, 'admin');
       await page.waitForSelector('#webhooks:not([hidden])');
+      // Listed when asked (the sign-in is recent: no confirmation).
+      await page.click('#webhooks-show');
+      await page.waitForSelector('#webhooks-status:not(:empty)');
       expect(await text(page, '#webhooks-status')).toMatch(/^(No endpoints yet|\d+ endpoints?)\.$/);
+      expect(await page.isVisible('#webhooks-show')).toBe(false);
 
       // A refused address is said beside its field, in the service's words.
       await page.fill('#webhook-url', 'not an address');

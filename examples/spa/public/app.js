@@ -138,6 +138,7 @@ function showSignedIn(user) {
   profile.elements.username.value = user.username;
   profile.elements.name.value = user.name ?? '';
   profile.elements.picture.value = user.picture ?? '';
+  webhooksView.load(user);
   show('#signed-in');
   $('#signed-in').setAttribute('aria-busy', 'true');
   // Settled once every card has loaded: a result said after that stays where it was put.
@@ -147,7 +148,6 @@ function showSignedIn(user) {
     secondFactorView.load(),
     passkeysView.load(),
     identityProvidersView.load(),
-    webhooksView.load(user),
   ]).then(() => $('#signed-in').removeAttribute('aria-busy'));
 }
 

@@ -7,7 +7,6 @@ import { clearFieldErrors, clearForm, showFieldErrors, valuesOf, whileBusy } fro
 import { clearResults, say } from './results.js';
 
 const $ = (selector) => document.querySelector(selector);
-const STEP_UP_CODES = ['REAUTHENTICATION_REQUIRED', 'SECOND_FACTOR_REQUIRED'];
 const when = (iso) =>
   new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -29,20 +28,25 @@ export function wireWebhooks({ auth, withStepUp }) {
   /** The endpoint whose deliveries are on screen. */
   let shown = null;
 
-  /** Lists the endpoints: an administrator's only, and asked without a prompt on sign-in. */
-  async function load(user) {
+  /**
+   * An administrator's only. Listed when asked, not on sign-in: every administration route
+   * wants a recent sign-in (or the second factor), and only a click may ask for it.
+   */
+  function load(user) {
     card.hidden = user?.role !== 'admin';
-    if (card.hidden) return;
-    await list(false);
+    shown = null;
+    log.hidden = true;
+    $('#webhook-list').replaceChildren();
+    $('#webhooks-status').textContent = '';
+    $('#webhooks-show').hidden = false;
   }
 
-  async function list(prompt) {
-    $('#webhooks-confirm').hidden = true;
+  async function list() {
     try {
-      const call = () => auth.admin.listWebhooks();
-      const result = prompt ? await withStepUp(call) : await call();
+      const result = await withStepUp(() => auth.admin.listWebhooks());
       if (!result) return;
       const { webhooks } = result.data;
+      $('#webhooks-show').hidden = true;
       $('#webhook-list').replaceChildren(...webhooks.map(endpointItem));
       $('#webhooks-status').textContent =
         webhooks.length === 0
@@ -50,12 +54,8 @@ export function wireWebhooks({ auth, withStepUp }) {
           : `${webhooks.length} endpoint${webhooks.length === 1 ? '' : 's'}.`;
     } catch (error) {
       $('#webhook-list').replaceChildren();
-      // On sign-in the page asks nobody to confirm: a button does, when they want the list.
-      const stepUp = error instanceof AuthError && STEP_UP_CODES.includes(error.code);
-      $('#webhooks-confirm').hidden = !stepUp;
-      $('#webhooks-status').textContent = stepUp
-        ? 'Confirm it’s you to see the webhook endpoints.'
-        : `The webhook endpoints could not be listed. ${describe(error)}`;
+      $('#webhooks-status').textContent =
+        `The webhook endpoints could not be listed. ${describe(error)}`;
     }
   }
 
@@ -183,7 +183,7 @@ export function wireWebhooks({ auth, withStepUp }) {
         clearForm(form);
         $('#webhook-secret-text').textContent = result.data.webhook.secret;
         $('#webhook-secret').hidden = false;
-        await list(false);
+        await list();
         $('#webhook-secret-title').focus();
       } catch (error) {
         const words = fieldMessages(error, ['url', 'events']);
@@ -198,8 +198,8 @@ export function wireWebhooks({ auth, withStepUp }) {
     $('#webhook-secret').hidden = true;
     $('#webhooks-title').focus();
   });
-  $('#webhooks-confirm').addEventListener('click', () =>
-    whileBusy($('#webhooks-confirm'), 'Listing…', () => list(true)),
+  $('#webhooks-show').addEventListener('click', () =>
+    whileBusy($('#webhooks-show'), 'Listing…', list),
   );
   $('#webhook-delivery-status').addEventListener('change', () => void deliveries());
 
