@@ -10,6 +10,7 @@ import { passkeys } from './sdk/passkeys.js';
 import { identityProviders } from './sdk/identity-providers.js';
 import { account } from './sdk/account.js';
 import { organizations } from './sdk/organizations.js';
+import { admin } from './sdk/admin.js';
 import { PASSWORD_RULES, describe, fieldWords, isPassing } from './messages.js';
 import {
   addPasswordRules,
@@ -30,6 +31,7 @@ import { wireEmailCode } from './email-code.js';
 import { wireIdentityProviders } from './identity-providers.js';
 import { wireStepUp } from './step-up.js';
 import { wireOrganizations } from './organizations.js';
+import { wireWebhooks } from './webhooks.js';
 
 // Every way in and every area of the account: an app that offers fewer passes fewer, and ships less.
 const auth = createAuthClient({
@@ -42,6 +44,7 @@ const auth = createAuthClient({
     identityProviders(),
     account(),
     organizations(),
+    admin(),
   ],
 });
 // For trying the SDK in the browser's console.
@@ -145,6 +148,7 @@ function showSignedIn(user) {
   profile.elements.username.value = user.username;
   profile.elements.name.value = user.name ?? '';
   profile.elements.picture.value = user.picture ?? '';
+  webhooksView.load(user);
   // An invitation's link opened before the sign-in: its page first, the account behind it.
   if (!organizationsView.offerInvitation()) show('#signed-in');
   $('#signed-in').setAttribute('aria-busy', 'true');
@@ -562,6 +566,7 @@ async function offerSignInMethods() {
 
 const identityProvidersView = wireIdentityProviders({ auth, withStepUp, onSubmit });
 const organizationsView = wireOrganizations({ auth, onSubmit, link, show });
+const webhooksView = wireWebhooks({ auth, withStepUp });
 
 for (const form of FORMS) resultArea(form);
 for (const card of document.querySelectorAll('.card, #unavailable')) resultArea(card);
