@@ -528,7 +528,7 @@ function comparisonTable({ ref, commit, current, rows }) {
 /** How the baseline was built and run, for the conditions under the tables. */
 function baselineConditions({ ref, commit, npmCi }) {
   const modules = npmCi
-    ? "`npm ci`, its package-lock.json naming packages this checkout lacks"
+    ? '`npm ci`, its package-lock.json naming packages this checkout lacks'
     : "hard links of this checkout's, which has every package its package-lock.json names";
   const env = Object.entries(BASELINE_ENV)
     .map(([name, value]) => `${name}=${value}`)
