@@ -86,6 +86,11 @@ describe('what the database holds', () => {
       { name: 'Reauthentication1764892800000' },
       { name: 'SealedFederationFlows1764979200000' },
       { name: 'UserListingIndexes1765065600000' },
+      { name: 'Webhooks1765152000000' },
+      { name: 'Organizations1765238400000' },
+      { name: 'SessionModuleClaims1765324800000' },
+      { name: 'OrganizationMemberIndexes1765411200000' },
+      { name: 'MailQueue1765497600000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);

@@ -41,9 +41,25 @@ export class ScheduledDataSource extends DataSource {
     return super.createQueryRunner(mode);
   }
 
+  private migrating = false;
+
+  override async runMigrations(
+    ...args: Parameters<DataSource['runMigrations']>
+  ): ReturnType<DataSource['runMigrations']> {
+    this.migrating = true;
+    try {
+      return await super.runMigrations(...args);
+    } finally {
+      this.migrating = false;
+    }
+  }
+
   override createQueryRunner(mode?: ReplicationMode): QueryRunner {
     const runner = super.createQueryRunner(mode);
-    return this.scheduler ? scheduledRunner(this, runner, this.scheduler) : runner;
+    // Migrations run while the source opens, before anything else may use it.
+    return this.scheduler && !this.migrating
+      ? scheduledRunner(this, runner, this.scheduler)
+      : runner;
   }
 
   override createEntityManager(queryRunner?: QueryRunner): EntityManager {
