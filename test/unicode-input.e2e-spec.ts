@@ -74,11 +74,20 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 describe('invalid Unicode in any string field of any route', () => {
   let t: TestApp;
   let admin: LoggedIn;
+  // An organization the admin owns: its routes check the caller's role before the body.
+  let orgId: string;
 
   beforeAll(async () => {
     t = await startTestApp();
     admin = await registerAndLogin(t, uniqueUser('unicode'));
     await t.app.get(UserDirectory).setRole(admin.user.id, 'admin');
+    const created = await t
+      .http()
+      .post('/api/v1/organizations')
+      .set('Authorization', `Bearer ${admin.access}`)
+      .send({ name: 'Unicode checks' })
+      .expect(201);
+    orgId = (created.body as { data: { organization: { id: string } } }).data.organization.id;
   });
   afterAll(() => t.close());
 
@@ -115,7 +124,10 @@ describe('invalid Unicode in any string field of any route', () => {
           const sent: Record<string, unknown> = {};
           body.fields.forEach((field, index) => setField(sent, field, others[index]));
           setField(sent, target, bad);
-          const path = body.path.replace('{id}', admin.user.id);
+          const path = body.path
+            .replace('{id}', admin.user.id)
+            .replace('{orgId}', orgId)
+            .replace('{userId}', admin.user.id);
           const request = t.http()[body.method as 'post'](path);
           if (body.signedIn) request.set('Authorization', `Bearer ${admin.access}`);
           const response = await request.send(sent);

@@ -159,6 +159,13 @@ export function organizationCases(
           return by(member, 'get', `${base}/members`);
         },
       ],
+      [
+        400,
+        async () => {
+          const { member, base } = await team(true);
+          return by(member, 'get', `${base}/members?limit=0`);
+        },
+      ],
       ...refusals('get', '/members'),
     ],
     [`PATCH ${ORGS}/{orgId}/members/{userId}`]: () => {
