@@ -77,10 +77,19 @@ export class MailQueue {
   /**
    * The first attempt at mail `id`, once its transaction has committed: null if SMTP took it (or
    * another worker has it), else why not (the transport's reason, for the caller's log line).
+   * It never throws: the change it tells of has committed and the mail is queued, so a database
+   * that stops answering now leaves the mail to MailQueueWorker instead of failing the request
+   * (a 503 would say the change was not made).
    */
   async attempt(id: string): Promise<string | null> {
-    const [attempt] = await this.send([id]);
-    return attempt && attempt.outcome !== 'sent' ? (attempt.error ?? attempt.outcome) : null;
+    try {
+      const [attempt] = await this.send([id]);
+      return attempt && attempt.outcome !== 'sent' ? (attempt.error ?? attempt.outcome) : null;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(`Queued mail ${id} not attempted yet (${reason}); the queue retries it`);
+      return reason;
+    }
   }
 
   /** Claims due mails (those read as due among `ids`, or the oldest due) and sends them. */
