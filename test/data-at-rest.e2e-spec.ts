@@ -91,6 +91,7 @@ describe('what the database holds', () => {
       { name: 'SessionModuleClaims1765324800000' },
       { name: 'OrganizationMemberIndexes1765411200000' },
       { name: 'MailQueue1765497600000' },
+      { name: 'ChallengeProvider1765584000000' },
     ]);
     const credentials = uniqueUser();
     await t.http().post('/api/v1/auth/register').send(credentials).expect(201);

@@ -78,11 +78,11 @@ export class AuthService {
     if (methods.length > 0) {
       return {
         mfa_required: true,
-        challenge: await this.challenges.issue(user, amr),
+        challenge: await this.challenges.issue(user, amr, step.provider),
         methods,
       };
     }
-    const session = await this.startSession(user, amr, client);
+    const session = await this.startSession(user, amr, client, step.provider);
     await this.backoff.succeeded(typed);
     return session;
   }
@@ -95,10 +95,11 @@ export class AuthService {
    * steps' (SignInMethodRegistry.combine).
    */
   async completeLogin(challenge: string, answer: Answer, client: ClientInfo): Promise<Session> {
-    const { user, firstAmr } = await this.pending(challenge);
+    const { user, firstAmr, provider } = await this.pending(challenge);
     const second = await this.waysIn.check(user, answer, 'second_factor', client);
     if (!(await this.challenges.use(challenge))) throw challengeRefused();
-    const session = await this.startSession(user, this.waysIn.combine(firstAmr, second), client);
+    const amr = this.waysIn.combine(firstAmr, second);
+    const session = await this.startSession(user, amr, client, provider);
     await this.backoff.succeeded(user.email);
     return session;
   }
@@ -112,14 +113,16 @@ export class AuthService {
     return (await this.pending(challenge)).user;
   }
 
-  private async pending(challenge: string): Promise<{ user: User; firstAmr: readonly string[] }> {
+  private async pending(
+    challenge: string,
+  ): Promise<{ user: User; firstAmr: readonly string[]; provider: string | undefined }> {
     const opened = await this.challenges.peek(challenge);
     if (!opened) throw challengeRefused();
     const user = await this.users.findById(opened.userId);
     if (!user || user.tokenVersion !== opened.tokenVersion || user.disabledAt) {
       throw challengeRefused();
     }
-    return { user, firstAmr: opened.firstAmr };
+    return { user, firstAmr: opened.firstAmr, provider: opened.provider };
   }
 
   /**
@@ -127,12 +130,14 @@ export class AuthService {
    * this and took a while). Here, with the user row held, the password hash must still be the one
    * the check saw, so a login racing a password reset cannot end up with a session the reset did
    * not revoke; nor does a user disabled meanwhile get one. The user is read under lock, to sign
-   * the access token from.
+   * the access token from. `provider`: the identity provider the sign-in went through, if one
+   * (`session.created` says it).
    */
   async startSession(
     user: User,
     methods: readonly string[],
     client?: ClientInfo,
+    provider?: string,
   ): Promise<Session> {
     const started = await this.database.transaction(async (manager) => {
       if ((await this.users.passwordHashShared(manager, user.id)) !== user.passwordHash) {
@@ -143,7 +148,11 @@ export class AuthService {
       const refresh = await this.sessions.start(manager, user.id, methods, client);
       await this.events.publish(manager, {
         type: 'session.created',
-        data: { user: current, session: { id: refresh.family, amr: [...refresh.auth.methods] } },
+        data: {
+          user: current,
+          session: { id: refresh.family, amr: [...refresh.auth.methods] },
+          provider,
+        },
         origin: { client },
       });
       return { user: current, refresh };

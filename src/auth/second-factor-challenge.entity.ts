@@ -21,6 +21,10 @@ export class SecondFactorChallenge {
   @Column({ name: 'first_factor', type: 'varchar', length: 8, default: 'pwd' })
   firstFactor!: string;
 
+  /** The identity provider the first step went through (AUTH_PROVIDERS' id), if one. */
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  provider!: string | null;
+
   @Column({ name: 'token_version', type: 'int' })
   tokenVersion!: number;
 

@@ -18,6 +18,8 @@ export interface OpenedChallenge {
   tokenVersion: number;
   /** The first step's `amr`. */
   firstAmr: readonly string[];
+  /** The identity provider the first step went through, if one. */
+  provider: string | undefined;
 }
 
 /**
@@ -43,13 +45,14 @@ export class SecondFactorChallenges implements OnApplicationBootstrap, OnApplica
     this.schedule.stop();
   }
 
-  async issue(user: User, firstAmr: readonly string[]): Promise<string> {
+  async issue(user: User, firstAmr: readonly string[], provider?: string): Promise<string> {
     const challenge = randomToken();
     const now = new Date();
     await this.challenges.insert({
       id: hashToken(challenge),
       userId: user.id,
       firstFactor: firstAmr.join(','),
+      provider: provider ?? null,
       tokenVersion: user.tokenVersion,
       createdAt: now,
       expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
@@ -70,6 +73,7 @@ export class SecondFactorChallenges implements OnApplicationBootstrap, OnApplica
         userId: row.userId,
         tokenVersion: row.tokenVersion,
         firstAmr: row.firstFactor.split(','),
+        provider: row.provider ?? undefined,
       }
     );
   }

@@ -62,6 +62,8 @@ export interface WayIn {
 export interface ProvenStep {
   method: string;
   amr?: string;
+  /** The configured identity provider it went through (AUTH_PROVIDERS' `id`), when one did. */
+  provider?: string;
 }
 
 /** What an account holds of each way in, locked for the rest of the caller's transaction. */

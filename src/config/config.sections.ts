@@ -226,6 +226,11 @@ export interface IdentityProvider {
   readonly domains: readonly string[];
   /** Password logins of addresses in `domains` are refused (403 SSO_REQUIRED). */
   readonly ssoRequired: boolean;
+  /**
+   * The slug of the organization whose member (role `member`) each person signing in through it
+   * becomes; with `domains`, only accounts whose verified address is in them.
+   */
+  readonly organization: string | undefined;
   /** GitHub's OAuth 2 addresses (overridable outside production, for tests). */
   readonly github: { authorization: string; token: string; api: string } | undefined;
 }

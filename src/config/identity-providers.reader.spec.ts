@@ -174,6 +174,24 @@ describe('AUTH_PROVIDERS', () => {
     );
   });
 
+  it("takes an organization's slug, and refuses one that anyone on the internet could join", () => {
+    expect(
+      load({ AUTH_PROVIDERS: JSON.stringify([{ ...GOOD, organization: 'acme-corp' }]) }).federation
+        .providers[0].organization,
+    ).toBe('acme-corp');
+    expect(
+      problemOf({ AUTH_PROVIDERS: JSON.stringify([{ ...GOOD, organization: 'Acme Corp' }]) }),
+    ).toContain("organization must be an organization's slug");
+    const google = { ...GOOD, type: 'google', issuer: undefined, organization: 'acme-corp' };
+    expect(problemOf({ AUTH_PROVIDERS: JSON.stringify([google]) })).toContain(
+      'organization needs domains on google',
+    );
+    const withDomains = { ...google, domains: ['acme.example'] };
+    expect(
+      load({ AUTH_PROVIDERS: JSON.stringify([withDomains]) }).federation.providers[0].organization,
+    ).toBe('acme-corp');
+  });
+
   it('keeps each domain as IDNA reads it, in lower-case ASCII', () => {
     const list = [{ ...GOOD, domains: ['ſtrict.Example', 'Bücher.example'] }];
     expect(load({ AUTH_PROVIDERS: JSON.stringify(list) }).federation.providers[0].domains).toEqual([

@@ -6,6 +6,7 @@ import {
   ProviderType,
 } from './config.sections';
 import { EnvReader } from './env.reader';
+import { SLUG_PATTERN } from '../organizations/slug';
 import { normalizeDomain } from './sso-domains';
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
@@ -23,6 +24,7 @@ const FIELDS = new Set([
   'scopes',
   'domains',
   'sso_required',
+  'organization',
   'endpoints',
 ]);
 const GITHUB_ENDPOINTS = {
@@ -134,6 +136,15 @@ function readEntry(
   const ssoRequired = item.sso_required ?? false;
   if (typeof ssoRequired !== 'boolean') problems.push('sso_required must be true or false');
   if (ssoRequired === true && domains.length === 0) problems.push('sso_required needs domains');
+  const organization = text('organization', false);
+  if (organization !== undefined && !SLUG_PATTERN.test(organization)) {
+    problems.push("organization must be an organization's slug (3-48 of a-z, 0-9 and -)");
+  }
+  // Google and GitHub sign in anyone with an account there: only `domains` say who is the
+  // organization's.
+  if (organization !== undefined && (type === 'google' || type === 'github') && !domains.length) {
+    problems.push(`organization needs domains on ${type} (anyone can sign in there)`);
+  }
   const endpoints = readEndpoints(item, type, production, problems);
   if (problems.length > 0) return undefined;
   return {
@@ -146,6 +157,7 @@ function readEntry(
     scopes,
     domains,
     ssoRequired: ssoRequired === true,
+    organization,
     github: type === 'github' ? endpoints : undefined,
   };
 }

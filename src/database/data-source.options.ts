@@ -23,6 +23,7 @@ import { Organizations1765238400000 } from './migrations/1765238400000-organizat
 import { SessionModuleClaims1765324800000 } from './migrations/1765324800000-session-module-claims';
 import { OrganizationMemberIndexes1765411200000 } from './migrations/1765411200000-organization-member-indexes';
 import { MailQueue1765497600000 } from './migrations/1765497600000-mail-queue';
+import { ChallengeProvider1765584000000 } from './migrations/1765584000000-challenge-provider';
 
 export const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   SessionModuleClaims1765324800000,
   OrganizationMemberIndexes1765411200000,
   MailQueue1765497600000,
+  ChallengeProvider1765584000000,
 ];
 
 /** Seconds a MySQL connection attempt may take before a request answers 503. */

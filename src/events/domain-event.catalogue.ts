@@ -81,7 +81,8 @@ export interface DomainEventData {
     session?: Required<SessionRef>;
   };
   'user.deleted': { user: User };
-  'session.created': { user: User; session: Required<SessionRef> };
+  /** `provider`: the identity provider (AUTH_PROVIDERS' `id`) the sign-in went through, if one. */
+  'session.created': { user: User; session: Required<SessionRef>; provider?: string };
   /**
    * One event per action: `sessions` lists every session the action ended. `everySession`: the
    * action ended all of the user's sessions and access tokens at once (a logout of every device).

@@ -199,7 +199,8 @@ export class ProviderSignIn {
     // as much by its password login (403 ACCOUNT_DISABLED) and the audit trail.
     if (user.disabledAt) return refused('PROVIDER_ERROR', `${user.id} is disabled`);
     try {
-      const signedIn = await this.auth.firstStepPassed(user, { method: IDENTITY_PROVIDER }, client);
+      const step = { method: IDENTITY_PROVIDER, provider: flow.provider };
+      const signedIn = await this.auth.firstStepPassed(user, step, client);
       return 'mfa_required' in signedIn
         ? { kind: 'second_factor', redirectTo, pending: signedIn }
         : { kind: 'session', redirectTo, session: signedIn };

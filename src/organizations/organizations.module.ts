@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
+import { ConfigSectionsModule } from '../config/config.module';
 import { SignInPoliciesModule } from '../auth/sign-in-policies.module';
 import { DatabaseModule } from '../database/database.module';
 import { EventsModule } from '../events/events.module';
@@ -23,17 +24,20 @@ import { OrganizationMember } from './organization-member.entity';
 import { Organization } from './organization.entity';
 import { OrganizationsController } from './organizations.controller';
 import { OrganizationsService } from './organizations.service';
+import { ProviderMemberships } from './provider-memberships.service';
 import { SessionOrganization } from './session-organization.entity';
 
 /**
  * Organizations, their members, invitations and each session's active organization (issue 36).
  * A team's module guarding its own routes with `@OrgRole()` imports this one: it exports the
  * guard and the memberships it reads. AccountRemovalModule imports it to end a deleted user's
- * memberships.
+ * memberships. A provider of AUTH_PROVIDERS that names an organization brings its people into it
+ * (ProviderMemberships).
  */
 @Module({
   imports: [
     AuthModule,
+    ConfigSectionsModule,
     SignInPoliciesModule,
     DatabaseModule,
     EventsModule,
@@ -63,6 +67,7 @@ import { SessionOrganization } from './session-organization.entity';
     InvitationMails,
     ActiveOrganizations,
     AdminOrganizations,
+    ProviderMemberships,
   ],
   exports: [Memberships, OrgRoleGuard, OrganizationsService],
 })
