@@ -148,9 +148,14 @@ export function wirePasskeys({ auth, onSubmit, withStepUp, onChange, onCount }) 
     dialog.showModal();
     $('#passkey-remove-cancel').focus();
     return new Promise((resolve) => {
-      dialog.addEventListener('close', () => resolve(dialog.returnValue === 'remove'), {
-        once: true,
-      });
+      const closed = () => {
+        // The close event of the previous opening is queued, and may come after this one began
+        // (a quick "Keep it", then Remove again): it is not this opening's answer.
+        if (dialog.open) return;
+        dialog.removeEventListener('close', closed);
+        resolve(dialog.returnValue === 'remove');
+      };
+      dialog.addEventListener('close', closed);
     });
   }
   $('#passkey-remove-confirm').addEventListener('click', () =>

@@ -136,6 +136,8 @@ export function wireStepUp({ auth }) {
 
   // Confirmed, cancelled, Escape, or the session ended meanwhile.
   dialog.addEventListener('close', () => {
+    // A close event is queued: one of an earlier opening may come after the next one began.
+    if (dialog.open) return;
     answer?.(dialog.returnValue === 'confirmed');
     answer = null;
   });
