@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { AddressInfo } from 'node:net';
 import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { SpaServer, startSpaServer } from '../../examples/spa/server';
-import { freePort } from '../support/free-port';
 import { SmtpSink } from '../support/mailbox';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TestApp, startTestApp } from '../support/test-app';
@@ -40,8 +40,10 @@ export async function startHarness(
       `Chromium is not at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`,
     );
   }
-  const servicePort = await freePort();
-  const api = await new TcpProxy('127.0.0.1', servicePort).start();
+  // The service listens last (its URL, the proxy's, goes into its configuration), on a port the
+  // system gives it then: one probed free at the start could be taken by another suite's
+  // connection meanwhile (EADDRINUSE).
+  const api = await new TcpProxy('127.0.0.1', 0).start();
   const apiUrl = `http://localhost:${api.port}/api/v1`;
   const spa = await startSpaServer({ port: 0, host: 'localhost', apiUrl });
   const foreign = await startSpaServer({ port: 0, host: '127.0.0.1', apiUrl });
@@ -55,7 +57,8 @@ export async function startHarness(
     },
     options,
   );
-  await t.app.listen(servicePort, '127.0.0.1');
+  await t.app.listen(0, '127.0.0.1');
+  api.retarget((t.app.getHttpServer().address() as AddressInfo).port);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

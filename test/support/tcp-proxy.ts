@@ -21,8 +21,13 @@ export class TcpProxy {
 
   constructor(
     private readonly targetHost: string,
-    private readonly targetPort: number,
+    private targetPort: number,
   ) {}
+
+  /** Relays new connections to `port` (a server that listened after the proxy started). */
+  retarget(port: number): void {
+    this.targetPort = port;
+  }
 
   async start(): Promise<this> {
     await this.listen(0);
