@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { SpaServer, startSpaServer } from '../../examples/spa/server';
@@ -58,7 +59,8 @@ export async function startHarness(
     options,
   );
   await t.app.listen(0, '127.0.0.1');
-  api.retarget((t.app.getHttpServer().address() as AddressInfo).port);
+  const server = t.app.getHttpServer() as Server;
+  api.retarget((server.address() as AddressInfo).port);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
