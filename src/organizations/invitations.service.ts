@@ -4,7 +4,6 @@ import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
 import { AppException } from '../common/errors/app.exception';
 import { ClientInfo } from '../common/http/request-context';
 import { Database } from '../database/database.service';
-import { isUniqueViolation } from '../database/database-errors';
 import { DomainEvents } from '../events/domain-events.service';
 import { invalidLink } from '../tokens/invalid-link';
 import { hashToken, randomToken } from '../tokens/token-hash';
@@ -31,7 +30,6 @@ export class InvitationsService {
   constructor(
     @InjectRepository(OrganizationInvitation)
     private readonly invitations: Repository<OrganizationInvitation>,
-    @InjectRepository(OrganizationMember) private readonly members: Repository<OrganizationMember>,
     private readonly database: Database,
     private readonly organizations: OrganizationsService,
     private readonly memberships: Memberships,
@@ -160,19 +158,9 @@ export class InvitationsService {
     userId: string,
     now: Date,
   ): Promise<void> {
-    if (await this.memberships.findIn(manager, invitation.organizationId, userId)) {
+    const { organizationId, role } = invitation;
+    if (!(await this.memberships.add(manager, organizationId, userId, role, now))) {
       throw new AppException('ALREADY_MEMBER', { message: 'You are a member already' });
-    }
-    try {
-      await manager.withRepository(this.members).insert({
-        organizationId: invitation.organizationId,
-        userId,
-        role: invitation.role,
-        createdAt: now,
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new AppException('ALREADY_MEMBER');
-      throw error;
     }
   }
 }

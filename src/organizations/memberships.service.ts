@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { Database } from '../database/database.service';
+import { isUniqueViolation } from '../database/database-errors';
+import { OrgRoleName } from './org-roles';
 import { OrganizationMember } from './organization-member.entity';
 
 /**
@@ -30,5 +32,28 @@ export class Memberships {
       where: { organizationId, userId },
       ...(lock ? { lock: this.database.rowLock } : {}),
     });
+  }
+
+  /**
+   * Makes `userId` a member of the organization with `role`, in `manager`'s transaction: false
+   * when they are one already (found, or inserted meanwhile by a concurrent join).
+   */
+  async add(
+    manager: EntityManager,
+    organizationId: string,
+    userId: string,
+    role: OrgRoleName,
+    now = new Date(),
+  ): Promise<boolean> {
+    if (await this.findIn(manager, organizationId, userId)) return false;
+    try {
+      await manager
+        .withRepository(this.members)
+        .insert({ organizationId, userId, role, createdAt: now });
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 }

@@ -4,12 +4,10 @@ import { EntityManager, Repository } from 'typeorm';
 import { FederationConfig, IdentityProvider } from '../config/config.sections';
 import { providerForEmail } from '../config/sso-domains';
 import { Database } from '../database/database.service';
-import { isUniqueViolation } from '../database/database-errors';
 import { DomainEvent, EventOrigin } from '../events/domain-event.catalogue';
 import { DomainEvents } from '../events/domain-events.service';
 import { User } from '../users/user.entity';
 import { Memberships } from './memberships.service';
-import { OrganizationMember } from './organization-member.entity';
 import { Organization } from './organization.entity';
 import { refOf } from './organizations.service';
 
@@ -33,7 +31,6 @@ export class ProviderMemberships implements OnModuleInit {
     private readonly database: Database,
     private readonly memberships: Memberships,
     @InjectRepository(Organization) private readonly organizations: Repository<Organization>,
-    @InjectRepository(OrganizationMember) private readonly members: Repository<OrganizationMember>,
   ) {}
 
   onModuleInit(): void {
@@ -72,15 +69,12 @@ export class ProviderMemberships implements OnModuleInit {
     const organization = await manager
       .withRepository(this.organizations)
       .findOne({ where: { id: found.id }, lock: this.database.rowLock });
-    if (!organization) return;
-    try {
-      await manager
-        .withRepository(this.members)
-        .insert({ organizationId: organization.id, userId, role: 'member', createdAt: new Date() });
-    } catch (error) {
-      // The same person's other sign-in, at the same moment, made them a member.
-      if (isUniqueViolation(error)) return;
-      throw error;
+    // Gone, or the same person's other sign-in, at the same moment, made them a member.
+    if (
+      !organization ||
+      !(await this.memberships.add(manager, organization.id, userId, 'member'))
+    ) {
+      return;
     }
     await this.events.publish(manager, {
       type: 'organization.member_added',
